@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# amdgpu UALink: an overlay on Debian's linux-source-6.12.
+#
+#   make run      boot a guest with the UALink core and show what it offers
+#   make check    all three test tiers; ends with "N passed, N failed, N skipped"
+#
+# Both begin by installing whatever is missing (make deps) and preparing the
+# kernel tree (make tree). Everything built lives in UALINK_WORK
+# (default /var/tmp/ualink), outside this work tree, and is reused.
+
+UALINK_WORK ?= /var/tmp/ualink
+export UALINK_WORK
+TREE := $(UALINK_WORK)/linux
+T := tooling
+
+.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt format-patch help
+
+# Everything that touches UALINK_WORK runs under one lock: two runs at once
+# (CI and a developer, say) would rewrite each other's tree and results.
+LOCKED = mkdir -p $(UALINK_WORK) && flock $(UALINK_WORK)/.lock sh -c
+PREP = $(T)/prepare-tree.sh . $(TREE)
+
+all: help
+
+help:
+	@sed -n 's/^#   //p' Makefile
+
+deps:
+	@$(T)/deps.sh
+
+tree: deps
+	@$(LOCKED) '$(PREP)'
+
+run: deps
+	@$(LOCKED) '$(PREP) && $(T)/run.sh'
+
+check: deps
+	@$(LOCKED) '$(PREP) && $(T)/check.sh'
+
+# The tiers one at a time.
+kunit: deps
+	@$(LOCKED) '$(PREP) && $(T)/kunit-uml.sh'
+
+amdgpu: deps
+	@$(LOCKED) '$(PREP) && $(T)/amdgpu-check.sh'
+
+vm-kernel: deps
+	@$(LOCKED) '$(PREP) && $(T)/vm-kernel.sh'
+
+vm-test: deps
+	@$(LOCKED) '$(PREP) && $(T)/vm-test.sh'
+
+igt: deps
+	@$(MAKE) -s -C tests/igt OUT=$(UALINK_WORK)/out/igt
+
+# The upstream series: patches/, then our files, from the prepared tree.
+format-patch: deps
+	@$(LOCKED) '$(PREP) && rm -rf $(UALINK_WORK)/series && \
+		git -C $(TREE) format-patch -q -o $(UALINK_WORK)/series ualink-base..ualink && \
+		ls $(UALINK_WORK)/series'

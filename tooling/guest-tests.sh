@@ -1,0 +1,33 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Runs inside the debug guest (see vm-test.sh): loads the core, runs its
+# KUnit suites as a module (on SMP, which UML is not), unloads it again, then
+# runs every IGT program. Results go to the current directory (the guest's
+# /tmp/out); the host counts them.
+#
+#   guest-tests.sh MODULE_DIR IGT_DIR
+mods=$1 igt=$2
+ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
+status=0
+
+echo "guest: loading the UALink core and its KUnit tests"
+insmod "$ualink/amdgpu_ualink.ko" || status=1
+cat /sys/kernel/debug/amdgpu_ualink/npa_layout || status=1
+# The host parses the KTAP the module prints from this marker on (the
+# built-in KUnit prints an empty KTAP document at boot).
+echo "ualink: kunit module begins" > /dev/kmsg
+insmod "$ualink/tests/amdgpu_ualink_test.ko" || status=1
+rmmod amdgpu_ualink_test || status=1
+rmmod amdgpu_ualink || status=1
+
+for t in "$igt"/*; do
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	echo "guest: IGT $name"
+	"$t" > "igt-$name.log" 2>&1
+	rc=$?
+	cat "igt-$name.log"
+	echo "$rc" > "igt-$name.rc"
+done
+exit $status

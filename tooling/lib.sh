@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# Shared settings of the tooling scripts; sourced, not run.
+#
+# UALINK_WORK holds everything that outlives a clone: the prepared tree, the
+# build directories and ccache. It is outside the work tree on purpose: CI
+# clones afresh, and a build directory that survives makes its build
+# incremental.
+
+# Diagnostics are matched in English ("warning:", "error:").
+export LC_ALL=C
+
+W=${UALINK_WORK:-/var/tmp/ualink}
+TREE=$W/linux
+OUT=$W/out
+RES=$W/results
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+JOBS=${JOBS:-$(nproc)}
+export CCACHE_DIR=${CCACHE_DIR:-$W/ccache}
+export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+# Reproducible objects, so that ccache hits across rebuilds.
+export KBUILD_BUILD_TIMESTAMP="2026-01-01"
+export KBUILD_BUILD_USER=ualink KBUILD_BUILD_HOST=ualink
+
+# Paths in the kernel tree that this repository owns (prepare-tree.sh has
+# the same list).
+OWNED_DIRS="drivers/gpu/drm/amd/amdgpu/ualink"
+OWNED_FILES="include/uapi/drm/amdgpu_ualink.h Documentation/gpu/amdgpu/ualink.rst"
+
+# kbuild and the guest's command line cannot take paths with spaces: say so.
+case "$REPO$W" in
+*[[:space:]]*)
+	echo "ualink: the work tree ($REPO) and UALINK_WORK ($W) must not contain spaces" >&2
+	exit 1 ;;
+esac
+
+mkdir -p "$OUT" "$RES"
+
+# kmake OUTDIR ARGS...: make in the prepared tree, with ccache.
+kmake() {
+	local o=$1
+	shift
+	make -C "$TREE" O="$o" CC="ccache gcc" HOSTCC="ccache gcc" \
+		-j"$JOBS" "$@"
+}
+
+# kconfigure OUTDIR FRAGMENT: tinyconfig with FRAGMENT on top, written to
+# OUTDIR/.config only when it changed (so unchanged builds stay warm); fails
+# when a line of FRAGMENT did not survive Kconfig's dependency resolution.
+kconfigure() {
+	local o=$1 frag=$2 want=$1/.config.want line sym val
+	mkdir -p "$o"
+	cat "$TREE/kernel/configs/tiny.config" \
+	    "$TREE/arch/x86/configs/tiny.config" "$frag" > "$o/.config.frag"
+	kmake "$o" -s KCONFIG_CONFIG=.config.want \
+		KCONFIG_ALLCONFIG="$o/.config.frag" allnoconfig > "$o/.config.log" 2>&1 ||
+		{ cat "$o/.config.log" >&2; return 1; }
+	while read -r line; do
+		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+		sym=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -qE "^$sym=" "$want" || continue
+		else
+			grep -qxF "$line" "$want" && continue
+		fi
+		echo "kconfig: $line from $(basename "$frag") did not take (unmet dependency?)" >&2
+		return 1
+	done < "$frag"
+	cmp -s "$want" "$o/.config" || cp "$want" "$o/.config"
+}
+
+# progress LABEL OUTDIR LOG CMD...: run CMD with its output in LOG, saying
+# every minute how long it has run and how many objects OUTDIR holds, so a
+# cold build is not silent.
+progress() {
+	local label=$1 dir=$2 log=$3 pid rc start=$SECONDS
+	shift 3
+	"$@" > "$log" 2>&1 &
+	pid=$!
+	while ! wait_for "$pid" 60; do
+		echo "$label: still building, $(((SECONDS - start) / 60)) min," \
+		     "$(find "$dir" -name '*.o' 2>/dev/null | wc -l) objects"
+	done
+	wait "$pid"
+	rc=$?
+	return $rc
+}
+
+# wait_for PID SECONDS: true once PID has exited, false after SECONDS.
+wait_for() {
+	local i
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+	done
+	! kill -0 "$1" 2>/dev/null
+}
+
+# counts TIER PASSED FAILED SKIPPED: record a tier's result for `make check`.
+counts() {
+	echo "$2 $3 $4" > "$RES/$1"
+	echo "== $1: $2 passed, $3 failed, $4 skipped"
+}
+
+# owned_sources: the C sources and headers we own, relative to the tree.
+owned_sources() {
+	(cd "$REPO" && find $OWNED_DIRS -name '*.[ch]' | sort
+	 echo include/uapi/drm/amdgpu_ualink.h)
+}
+
+# owned_files: every file we own in the tree (for checkpatch).
+owned_files() {
+	(cd "$REPO" && find $OWNED_DIRS -type f ! -name .kunitconfig | sort
+	 echo include/uapi/drm/amdgpu_ualink.h)
+}

@@ -1,0 +1,22 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR MIT
+#
+# `make run`: build what is missing, boot the guest with the UALink core and
+# show what it offers.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+"$REPO/tooling/vm-kernel.sh" || exit 1
+echo "run: booting the guest under QEMU (TCG, 2 vCPUs; about a minute)"
+"$REPO/tooling/vm-run.sh" "$OUT/vm/arch/x86/boot/bzImage" "$OUT/run" \
+	"sh $REPO/tooling/guest-demo.sh $OUT/vm" > "$OUT/run.console" 2>&1
+rc=$?
+# The narration is the command's output; the boot log stays in the file.
+cat "$OUT/run/share/output.log" 2>/dev/null
+tail -n 1 "$OUT/run.console"
+if [ "$rc" -eq 0 ]; then
+	echo "run: SUCCESS"
+else
+	echo "run: FAILED (exit $rc); guest console in $OUT/run.console"
+fi
+exit "$rc"

@@ -88,8 +88,9 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_split);
  * @id's window above the ring reserve.
  *
  * Returns: 0 when valid; -EINVAL when @id is not an accelerator ID, @size is
- * zero, or either value is misaligned or out of the NPA width; -ERANGE when
- * the range leaves @id's window or touches its reserve.
+ * zero or larger than a window, or either value is misaligned or out of the
+ * NPA width; -ERANGE when the range leaves @id's window or touches its
+ * reserve.
  */
 int amdgpu_ualink_npa_check_range(u16 id, u64 npa, u64 size)
 {

@@ -23,7 +23,8 @@
  * layout. All fields are little-endian::
  *
  *	offset  size  field
- *	     0     4  bits 9..0 type, bits 23..16 protocol version
+ *	     0     4  bits 9..0 type, bits 23..16 protocol version,
+ *	              bits 31..24 flags (bit 24: response)
  *	     4     4  bits 9..0 sender ID, bits 25..16 receiver ID
  *	     8     4  transaction number
  *	    12     4  NPA_FAIL reason
@@ -37,6 +38,16 @@
  * Bits and fields not listed, and fields a type does not use, are zero. The
  * message types and NPA_FAIL reasons are those of the public amdgpu UALink
  * patches; the rest of the layout is this driver's.
+ *
+ * Every message is a request or the response to one, paired by the
+ * transaction number the requester chose. HELLO and NPA_REQ are always
+ * requests; HELLO_ACK, NPA_RSP and NPA_FAIL always responses and carry the
+ * response flag. NPA_REVOKE and NPA_RELEASE are both: an exporter's
+ * NPA_REVOKE is answered by the importer's NPA_RELEASE of the range and an
+ * importer's NPA_RELEASE by the exporter's NPA_REVOKE, each with the
+ * response flag, so that neither is lost silently. The flag tells a new
+ * request from an answer even when the two sides' transaction numbers
+ * happen to be equal.
  *
  * amdgpu_ualink_msg_decode() checks what a message says on its own (CRC,
  * version, type, reserved bits, unused fields, reason);
@@ -66,6 +77,7 @@ static_assert(offsetof(struct amdgpu_ualink_wire, crc) == 60);
 
 #define WIRE_TYPE	GENMASK(9, 0)
 #define WIRE_VERSION	GENMASK(23, 16)
+#define WIRE_FLAGS	GENMASK(31, 24)
 #define WIRE_SENDER	GENMASK(9, 0)
 #define WIRE_RECEIVER	GENMASK(25, 16)
 #define WIRE_CRC_LEN	offsetof(struct amdgpu_ualink_wire, crc)
@@ -75,13 +87,15 @@ static_assert(offsetof(struct amdgpu_ualink_wire, crc) == 60);
 #define USES_RANGE	BIT(1)
 #define USES_REASON	BIT(2)
 #define USES_GEN	BIT(3)
+#define IS_REQUEST	BIT(4)	/* never carries the response flag */
+#define IS_RESPONSE	BIT(5)	/* always carries it */
 
 static const u8 msg_fields[] = {
-	[AMDGPU_UALINK_MSG_HELLO] = USES_GEN,
-	[AMDGPU_UALINK_MSG_HELLO_ACK] = USES_GEN,
-	[AMDGPU_UALINK_MSG_NPA_REQ] = USES_HANDLE,
-	[AMDGPU_UALINK_MSG_NPA_RSP] = USES_HANDLE | USES_RANGE,
-	[AMDGPU_UALINK_MSG_NPA_FAIL] = USES_HANDLE | USES_REASON,
+	[AMDGPU_UALINK_MSG_HELLO] = USES_GEN | IS_REQUEST,
+	[AMDGPU_UALINK_MSG_HELLO_ACK] = USES_GEN | IS_RESPONSE,
+	[AMDGPU_UALINK_MSG_NPA_REQ] = USES_HANDLE | IS_REQUEST,
+	[AMDGPU_UALINK_MSG_NPA_RSP] = USES_HANDLE | USES_RANGE | IS_RESPONSE,
+	[AMDGPU_UALINK_MSG_NPA_FAIL] = USES_HANDLE | USES_REASON | IS_RESPONSE,
 	[AMDGPU_UALINK_MSG_NPA_REVOKE] = USES_HANDLE | USES_RANGE,
 	[AMDGPU_UALINK_MSG_NPA_RELEASE] = USES_HANDLE | USES_RANGE,
 };
@@ -101,6 +115,22 @@ static bool msg_unused_set(const struct amdgpu_ualink_msg *msg, u8 uses)
 	       (!(uses & USES_GEN) && msg->generation);
 }
 
+/* Are the flags of @msg known and right for its type? */
+static bool msg_flags_ok(const struct amdgpu_ualink_msg *msg, u8 uses)
+{
+	bool response = msg->flags & AMDGPU_UALINK_MSG_F_RESPONSE;
+
+	return !(msg->flags & ~AMDGPU_UALINK_MSG_F_RESPONSE) &&
+	       !(response && (uses & IS_REQUEST)) &&
+	       !(!response && (uses & IS_RESPONSE));
+}
+
+static bool msg_reason_ok(u32 reason)
+{
+	return reason >= AMDGPU_UALINK_FAIL_NO_SPACE &&
+	       reason <= AMDGPU_UALINK_FAIL_ERROR;
+}
+
 static u32 msg_crc(const struct amdgpu_ualink_wire *w)
 {
 	return ~crc32_le(~0U, (const u8 *)w, WIRE_CRC_LEN);
@@ -111,21 +141,25 @@ static u32 msg_crc(const struct amdgpu_ualink_wire *w)
  * @msg: the message; fields its type does not use must be zero
  * @buf: %AMDGPU_UALINK_MSG_SIZE bytes to write, any alignment
  *
- * Returns: 0; -EINVAL when the type is unknown, an ID is not an accelerator
- * ID, or a field the type does not use is set (then @buf is not written).
+ * Returns: 0; -EINVAL when the type is unknown, the flags do not fit it, an
+ * NPA_FAIL reason is unknown, an ID is not an accelerator ID, or a field the
+ * type does not use is set (then @buf is not written).
  */
 int amdgpu_ualink_msg_encode(const struct amdgpu_ualink_msg *msg, void *buf)
 {
 	u8 uses = msg_uses(msg->type);
 	struct amdgpu_ualink_wire w = {};
 
-	if (!uses || msg->sender >= AMDGPU_UALINK_MAX_ACCELS ||
+	if (!uses || !msg_flags_ok(msg, uses) ||
+	    ((uses & USES_REASON) && !msg_reason_ok(msg->reason)) ||
+	    msg->sender >= AMDGPU_UALINK_MAX_ACCELS ||
 	    msg->receiver >= AMDGPU_UALINK_MAX_ACCELS ||
 	    msg_unused_set(msg, uses))
 		return -EINVAL;
 
 	w.type = cpu_to_le32(FIELD_PREP(WIRE_TYPE, msg->type) |
-			     FIELD_PREP(WIRE_VERSION, msg->version));
+			     FIELD_PREP(WIRE_VERSION, msg->version) |
+			     FIELD_PREP(WIRE_FLAGS, msg->flags));
 	w.ids = cpu_to_le32(FIELD_PREP(WIRE_SENDER, msg->sender) |
 			    FIELD_PREP(WIRE_RECEIVER, msg->receiver));
 	w.txn = cpu_to_le32(msg->txn);
@@ -155,7 +189,7 @@ static int msg_drop(enum amdgpu_ualink_drop *drop, enum amdgpu_ualink_drop why)
  * @drop: why the message was dropped, set when -EBADMSG is returned
  *
  * Returns: 0, or -EBADMSG when the CRC, version, type, a reserved bit, a
- * field the type does not use or an NPA_FAIL reason is wrong.
+ * field the type does not use, the flags or an NPA_FAIL reason is wrong.
  */
 int amdgpu_ualink_msg_decode(const void *buf, struct amdgpu_ualink_msg *msg,
 			     enum amdgpu_ualink_drop *drop)
@@ -175,13 +209,14 @@ int amdgpu_ualink_msg_decode(const void *buf, struct amdgpu_ualink_msg *msg,
 	uses = msg_uses(FIELD_GET(WIRE_TYPE, type));
 	if (!uses)
 		return msg_drop(drop, AMDGPU_UALINK_DROP_TYPE);
-	if (type & ~(WIRE_TYPE | WIRE_VERSION) ||
+	if (type & ~(WIRE_TYPE | WIRE_VERSION | WIRE_FLAGS) ||
 	    ids & ~(WIRE_SENDER | WIRE_RECEIVER) || w.reserved)
 		return msg_drop(drop, AMDGPU_UALINK_DROP_RESERVED);
 
 	*msg = (struct amdgpu_ualink_msg) {
 		.type = FIELD_GET(WIRE_TYPE, type),
 		.version = FIELD_GET(WIRE_VERSION, type),
+		.flags = FIELD_GET(WIRE_FLAGS, type),
 		.sender = FIELD_GET(WIRE_SENDER, ids),
 		.receiver = FIELD_GET(WIRE_RECEIVER, ids),
 		.txn = le32_to_cpu(w.txn),
@@ -193,9 +228,9 @@ int amdgpu_ualink_msg_decode(const void *buf, struct amdgpu_ualink_msg *msg,
 	};
 	if (msg_unused_set(msg, uses))
 		return msg_drop(drop, AMDGPU_UALINK_DROP_RESERVED);
-	if ((uses & USES_REASON) &&
-	    (msg->reason < AMDGPU_UALINK_FAIL_NO_SPACE ||
-	     msg->reason > AMDGPU_UALINK_FAIL_ERROR))
+	if (!msg_flags_ok(msg, uses))
+		return msg_drop(drop, AMDGPU_UALINK_DROP_FLAGS);
+	if ((uses & USES_REASON) && !msg_reason_ok(msg->reason))
 		return msg_drop(drop, AMDGPU_UALINK_DROP_REASON);
 	return 0;
 }
@@ -240,3 +275,68 @@ int amdgpu_ualink_msg_validate(const struct amdgpu_ualink_msg *msg,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_msg_validate);
+
+/**
+ * amdgpu_ualink_msg_is_response - does a message answer a request?
+ * @msg: a message amdgpu_ualink_msg_decode() accepted or one to encode
+ *
+ * Returns: true when @msg carries %AMDGPU_UALINK_MSG_F_RESPONSE.
+ */
+bool amdgpu_ualink_msg_is_response(const struct amdgpu_ualink_msg *msg)
+{
+	return msg->flags & AMDGPU_UALINK_MSG_F_RESPONSE;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_msg_is_response);
+
+static const char *const msg_type_names[AMDGPU_UALINK_MSG_TYPES] = {
+	[AMDGPU_UALINK_MSG_HELLO] = "hello",
+	[AMDGPU_UALINK_MSG_HELLO_ACK] = "hello_ack",
+	[AMDGPU_UALINK_MSG_NPA_REQ] = "npa_req",
+	[AMDGPU_UALINK_MSG_NPA_RSP] = "npa_rsp",
+	[AMDGPU_UALINK_MSG_NPA_FAIL] = "npa_fail",
+	[AMDGPU_UALINK_MSG_NPA_REVOKE] = "npa_revoke",
+	[AMDGPU_UALINK_MSG_NPA_RELEASE] = "npa_release",
+};
+
+/**
+ * amdgpu_ualink_msg_type_name - name of a message type, for counters
+ * @type: &enum amdgpu_ualink_msg_type
+ *
+ * Returns: a lower-case name, or "unknown".
+ */
+const char *amdgpu_ualink_msg_type_name(unsigned int type)
+{
+	return type < ARRAY_SIZE(msg_type_names) && msg_type_names[type] ?
+	       msg_type_names[type] : "unknown";
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_msg_type_name);
+
+static const char *const drop_names[AMDGPU_UALINK_DROP_REASONS] = {
+	[AMDGPU_UALINK_DROP_CRC] = "crc",
+	[AMDGPU_UALINK_DROP_VERSION] = "version",
+	[AMDGPU_UALINK_DROP_TYPE] = "type",
+	[AMDGPU_UALINK_DROP_RESERVED] = "reserved",
+	[AMDGPU_UALINK_DROP_SENDER] = "sender",
+	[AMDGPU_UALINK_DROP_RECEIVER] = "receiver",
+	[AMDGPU_UALINK_DROP_HANDLE] = "handle",
+	[AMDGPU_UALINK_DROP_RANGE] = "range",
+	[AMDGPU_UALINK_DROP_REASON] = "reason",
+	[AMDGPU_UALINK_DROP_FLAGS] = "flags",
+	[AMDGPU_UALINK_DROP_UNCONNECTED] = "unconnected",
+	[AMDGPU_UALINK_DROP_UNMATCHED] = "unmatched",
+	[AMDGPU_UALINK_DROP_MISMATCH] = "mismatch",
+	[AMDGPU_UALINK_DROP_RING] = "ring",
+};
+
+/**
+ * amdgpu_ualink_drop_name - name of a drop reason, for counters
+ * @drop: the reason
+ *
+ * Returns: a lower-case name, or "unknown".
+ */
+const char *amdgpu_ualink_drop_name(enum amdgpu_ualink_drop drop)
+{
+	return (unsigned int)drop < ARRAY_SIZE(drop_names) && drop_names[drop] ?
+	       drop_names[drop] : "unknown";
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_drop_name);

@@ -5,12 +5,18 @@
 #ifndef __AMDGPU_UALINK_MSG_H__
 #define __AMDGPU_UALINK_MSG_H__
 
+#include <linux/bits.h>
 #include <linux/types.h>
 
 /* Size of one message, and of one entry of a receive ring. */
 #define AMDGPU_UALINK_MSG_SIZE		64
 /* The protocol version this driver speaks. */
 #define AMDGPU_UALINK_PROTO_VERSION	1
+/* Size of arrays indexed by message type (types are 1 to 7). */
+#define AMDGPU_UALINK_MSG_TYPES		8
+
+/* The message answers the request with the same transaction number. */
+#define AMDGPU_UALINK_MSG_F_RESPONSE	BIT(0)
 
 /**
  * enum amdgpu_ualink_msg_type - message types, as in the public amdgpu patches
@@ -60,6 +66,16 @@ enum amdgpu_ualink_fail_reason {
  * @AMDGPU_UALINK_DROP_RANGE: the NPA range is not in the right window, or
  *	touches its ring reserve
  * @AMDGPU_UALINK_DROP_REASON: NPA_FAIL with an unknown reason
+ * @AMDGPU_UALINK_DROP_FLAGS: an unknown flag, or the response flag on a
+ *	request-only type or missing on a response-only type
+ * @AMDGPU_UALINK_DROP_UNCONNECTED: a request from a peer we have no
+ *	connection with (we answer with a HELLO)
+ * @AMDGPU_UALINK_DROP_UNMATCHED: a response to no outstanding request of
+ *	ours: duplicate, late or unsolicited
+ * @AMDGPU_UALINK_DROP_MISMATCH: a response whose transaction matches a
+ *	request but whose type or handle does not
+ * @AMDGPU_UALINK_DROP_RING: an entry skipped because the sender published a
+ *	producer index more than a ring ahead of what we consumed
  * @AMDGPU_UALINK_DROP_REASONS: number of reasons, for counter arrays
  */
 enum amdgpu_ualink_drop {
@@ -72,6 +88,11 @@ enum amdgpu_ualink_drop {
 	AMDGPU_UALINK_DROP_HANDLE,
 	AMDGPU_UALINK_DROP_RANGE,
 	AMDGPU_UALINK_DROP_REASON,
+	AMDGPU_UALINK_DROP_FLAGS,
+	AMDGPU_UALINK_DROP_UNCONNECTED,
+	AMDGPU_UALINK_DROP_UNMATCHED,
+	AMDGPU_UALINK_DROP_MISMATCH,
+	AMDGPU_UALINK_DROP_RING,
 	AMDGPU_UALINK_DROP_REASONS
 };
 
@@ -85,6 +106,8 @@ struct amdgpu_ualink_msg {
 	u16 type;
 	/** @version: protocol version */
 	u8 version;
+	/** @flags: %AMDGPU_UALINK_MSG_F_RESPONSE or 0 */
+	u8 flags;
 	/** @sender: accelerator ID of the sender */
 	u16 sender;
 	/** @receiver: accelerator ID of the receiver */
@@ -107,6 +130,9 @@ int amdgpu_ualink_msg_encode(const struct amdgpu_ualink_msg *msg,
 			     void *buf);
 int amdgpu_ualink_msg_decode(const void *buf, struct amdgpu_ualink_msg *msg,
 			     enum amdgpu_ualink_drop *drop);
+bool amdgpu_ualink_msg_is_response(const struct amdgpu_ualink_msg *msg);
+const char *amdgpu_ualink_msg_type_name(unsigned int type);
+const char *amdgpu_ualink_drop_name(enum amdgpu_ualink_drop drop);
 int amdgpu_ualink_msg_validate(const struct amdgpu_ualink_msg *msg,
 			       u16 ring_owner, u16 self,
 			       enum amdgpu_ualink_drop *drop);

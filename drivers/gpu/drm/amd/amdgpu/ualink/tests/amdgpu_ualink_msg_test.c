@@ -42,6 +42,9 @@ static struct amdgpu_ualink_msg sample(u16 type)
 		m.size = SZ_4M;
 		break;
 	}
+	if (type == AMDGPU_UALINK_MSG_HELLO_ACK || type == AMDGPU_UALINK_MSG_NPA_RSP ||
+	    type == AMDGPU_UALINK_MSG_NPA_FAIL)
+		m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
 	/* grants and revocations come from the exporter, 9 */
 	if (type == AMDGPU_UALINK_MSG_NPA_RSP || type == AMDGPU_UALINK_MSG_NPA_FAIL ||
 	    type == AMDGPU_UALINK_MSG_NPA_REVOKE)
@@ -85,7 +88,7 @@ static void msg_golden_layout(struct kunit *test)
 	enum amdgpu_ualink_drop drop;
 	u8 want[64] = {}, got[64];
 
-	put_le(want, 0, 4 | 1 << 16, 4);		/* NPA_RSP, version 1 */
+	put_le(want, 0, 4 | 1 << 16 | 1 << 24, 4);	/* NPA_RSP, v1, response */
 	put_le(want, 4, 9 | 5 << 16, 4);		/* 9 to 5 */
 	put_le(want, 8, 0x1234, 4);
 	put_le(want, 16, 0xabcdef0000000009ULL, 8);
@@ -149,6 +152,21 @@ static void msg_encode_rejects(struct kunit *test)
 	m = sample(AMDGPU_UALINK_MSG_HELLO);
 	m.handle[1] = 1;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	/* flags: unknown, or the response flag where the type forbids it */
+	m = sample(AMDGPU_UALINK_MSG_NPA_REVOKE);
+	m.flags = 2;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	m = sample(AMDGPU_UALINK_MSG_NPA_REQ);
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	m = sample(AMDGPU_UALINK_MSG_HELLO_ACK);
+	m.flags = 0;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	/* REVOKE and RELEASE may be either */
+	m = sample(AMDGPU_UALINK_MSG_NPA_RELEASE);
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), 0);
+	KUNIT_EXPECT_TRUE(test, amdgpu_ualink_msg_is_response(&m));
 }
 
 /* CRC-32 catches every single-bit error, in every bit of the entry. */
@@ -180,13 +198,17 @@ static void msg_decode_rejects(struct kunit *test)
 		u64 value;
 		enum amdgpu_ualink_drop drop;
 	} cases[] = {
-		{ "version 2", 0, 4, 4 | 2 << 16, AMDGPU_UALINK_DROP_VERSION },
-		{ "version 0", 0, 4, 4, AMDGPU_UALINK_DROP_VERSION },
-		{ "type 0", 0, 4, 1 << 16, AMDGPU_UALINK_DROP_TYPE },
-		{ "type 8", 0, 4, 8 | 1 << 16, AMDGPU_UALINK_DROP_TYPE },
-		{ "type 1023", 0, 4, 1023 | 1 << 16, AMDGPU_UALINK_DROP_TYPE },
-		{ "type bit 10", 0, 4, 4 | BIT(10) | 1 << 16, AMDGPU_UALINK_DROP_RESERVED },
-		{ "type bit 31", 0, 4, 4 | BIT(31) | 1 << 16, AMDGPU_UALINK_DROP_RESERVED },
+		{ "version 2", 0, 4, 4 | 2 << 16 | 1 << 24, AMDGPU_UALINK_DROP_VERSION },
+		{ "version 0", 0, 4, 4 | 1 << 24, AMDGPU_UALINK_DROP_VERSION },
+		{ "type 0", 0, 4, 1 << 16 | 1 << 24, AMDGPU_UALINK_DROP_TYPE },
+		{ "type 8", 0, 4, 8 | 1 << 16 | 1 << 24, AMDGPU_UALINK_DROP_TYPE },
+		{ "type 1023", 0, 4, 1023 | 1 << 16 | 1 << 24, AMDGPU_UALINK_DROP_TYPE },
+		{ "type bit 10", 0, 4, 4 | BIT(10) | 1 << 16 | 1 << 24,
+		  AMDGPU_UALINK_DROP_RESERVED },
+		{ "type bit 15", 0, 4, 4 | BIT(15) | 1 << 16 | 1 << 24,
+		  AMDGPU_UALINK_DROP_RESERVED },
+		{ "unknown flag", 0, 4, 4 | 1 << 16 | 3 << 24, AMDGPU_UALINK_DROP_FLAGS },
+		{ "response without flag", 0, 4, 4 | 1 << 16, AMDGPU_UALINK_DROP_FLAGS },
 		{ "sender bit 10", 4, 4, 9 | BIT(10) | 5 << 16, AMDGPU_UALINK_DROP_RESERVED },
 		{ "receiver bit 26", 4, 4, 9 | 5 << 16 | BIT(26), AMDGPU_UALINK_DROP_RESERVED },
 		{ "reserved dword", 56, 4, 1, AMDGPU_UALINK_DROP_RESERVED },

@@ -1,0 +1,866 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/export.h>
+#include <linux/jiffies.h>
+#include <linux/moduleparam.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+
+#include <drm/drm_print.h>
+
+#include "amdgpu_ualink_mbox_internal.h"
+#include "amdgpu_ualink_npa.h"
+
+/**
+ * DOC: Mailbox rings and transport
+ *
+ * Each node (&struct amdgpu_ualink_mbox) has, at every other node, one
+ * receive ring of %AMDGPU_UALINK_RING_ENTRIES 64-byte entries in the
+ * reserved head of that node's NPA window (amdgpu_ualink_npa_ring()). The
+ * ring a message arrives in names its sender. A sender writes entries and
+ * then publishes its producer index and rings the receiver's doorbell; the
+ * receiver reads the entries, returns its consumer index and rings the
+ * sender's doorbell in turn. How the bytes move is the backend's business
+ * (&struct amdgpu_ualink_mbox_ops): the emulated pod copies memory, a
+ * hardware backend would use its copy engine and doorbell registers.
+ *
+ * amdgpu_ualink_mbox_doorbell() only sets the peer's bit in a bitmap of
+ * every possible sender (128 bytes a node, so no doorbell is ever lost) and
+ * queues the node's receive work; it may be called from hard interrupt
+ * context. The work, on an ordered workqueue of the node, reads every new
+ * entry of each ringing peer's ring, decodes and validates it
+ * (amdgpu_ualink_msg_decode(), amdgpu_ualink_msg_validate()), hands it to
+ * the connection layer and counts it as received or as dropped for one
+ * reason. It then returns the consumer index and writes whatever waits for
+ * space in our ring at that peer, since a doorbell also means "I consumed
+ * your entries". It yields after %AMDGPU_UALINK_RX_BATCH peers so that the
+ * timer work is not starved by a peer that keeps ringing.
+ *
+ * The receive path never waits for ring space: an answer that does not fit
+ * is queued and written when the peer frees entries. A message that waits
+ * longer than the request timeout means the peer stopped consuming: its
+ * connection ends (%AMDGPU_UALINK_PEER_LOST). At most
+ * %AMDGPU_UALINK_TX_QUEUED answers wait for one peer; more are lost like
+ * dropped messages, so a peer that asks faster than it reads cannot make us
+ * allocate without bound. A producer index more than a ring ahead of what
+ * was consumed cannot come from a correct sender (nor from one whose ring
+ * the backend did not reset with it after a reload): the entries are
+ * skipped and counted (%AMDGPU_UALINK_DROP_RING).
+ *
+ * Fault injection (amdgpu_ualink_fault.c) sits where a message is written:
+ * it can be dropped, corrupted, written twice, or held back for a delay or
+ * until the next message to the same peer has been written.
+ *
+ * Peer state is allocated the first time a peer rings us, we send to it or
+ * the backend reports it offline, so the 1,024 possible peers of a pod cost
+ * nothing until then. The
+ * timer work, on the same ordered workqueue, runs while anything is in
+ * flight: retransmissions, timeouts, held messages, full rings.
+ */
+
+static unsigned int mbox_timeout_ms = AMDGPU_UALINK_MBOX_TIMEOUT_MS;
+module_param(mbox_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(mbox_timeout_ms,
+		 "Time a mailbox request may take, retransmissions included, for nodes created afterwards (default 5000)");
+
+static unsigned int mbox_retries = AMDGPU_UALINK_MBOX_RETRIES;
+module_param(mbox_retries, uint, 0644);
+MODULE_PARM_DESC(mbox_retries,
+		 "Retransmissions of a mailbox request within its time, for nodes created afterwards (default 3)");
+
+static bool tx_room(struct amdgpu_ualink_peer *peer)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+
+	lockdep_assert_held(&peer->lock);
+
+	if (peer->tx_head - peer->tx_tail < AMDGPU_UALINK_RING_ENTRIES)
+		return true;
+	/*
+	 * Looks full: read what the peer consumed. An index that claims
+	 * more than we wrote is nonsense and leaves the ring full.
+	 */
+	peer->tx_tail = mbox->ops->peer_tail(mbox->ops_priv, peer->id);
+	return peer->tx_head - peer->tx_tail < AMDGPU_UALINK_RING_ENTRIES;
+}
+
+/* Write one entry into our ring at the peer, if there is room. */
+static bool tx_write(struct amdgpu_ualink_peer *peer, const u8 *wire, u8 type)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+
+	if (!tx_room(peer) ||
+	    mbox->ops->post(mbox->ops_priv, peer->id,
+			    peer->tx_head % AMDGPU_UALINK_RING_ENTRIES, wire))
+		return false;
+	peer->tx_head++;
+	peer->stats.sent[type]++;
+	return true;
+}
+
+static void tx_done(struct amdgpu_ualink_peer *peer, struct amdgpu_ualink_tx *tx)
+{
+	list_del_init(&tx->link);
+	if (tx->owned) {
+		peer->owned--;
+		kfree(tx);
+	}
+}
+
+/*
+ * Hold a copy of @tx back, as if it were slow on the wire: the original may
+ * belong to a request that completes (and is freed) before the copy lands.
+ */
+static bool tx_hold(struct amdgpu_ualink_peer *peer,
+		    struct amdgpu_ualink_tx *tx, u32 delay_ms, bool reorder)
+{
+	struct amdgpu_ualink_tx *copy = kmemdup(tx, sizeof(*tx), GFP_KERNEL);
+
+	if (!copy)
+		return false;
+	INIT_LIST_HEAD(&copy->link);
+	copy->owned = true;
+	peer->owned++;
+	copy->due = jiffies + msecs_to_jiffies(delay_ms);
+	copy->reorder = reorder;
+	list_add_tail(&copy->link, &peer->held);
+	amdgpu_ualink_tick_arm(peer->mbox);
+	tx_done(peer, tx);
+	return true;
+}
+
+/* Messages held for reordering go right after the one just written. */
+static void tx_release_reordered(struct amdgpu_ualink_peer *peer)
+{
+	struct amdgpu_ualink_tx *tx, *next;
+
+	list_for_each_entry_safe(tx, next, &peer->held, link)
+		if (tx->reorder)
+			list_move(&tx->link, &peer->txq);
+}
+
+/*
+ * Carry out the fault decided for @tx, the head of the queue. Returns false
+ * when the ring is full and the queue must wait.
+ */
+static bool tx_one(struct amdgpu_ualink_peer *peer, struct amdgpu_ualink_tx *tx)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+	enum amdgpu_ualink_fault_kind kind = AMDGPU_UALINK_FAULT_NONE;
+	u8 bad[AMDGPU_UALINK_MSG_SIZE];
+	u32 delay_ms = 0;
+
+	/* decide nothing before there is room to carry it out */
+	if (!tx_room(peer))
+		return false;
+	if (!tx->faulted) {
+		kind = amdgpu_ualink_fault_decide(&mbox->fault, tx->type,
+						  &delay_ms);
+		tx->faulted = true;
+		if (kind != AMDGPU_UALINK_FAULT_NONE)
+			peer->stats.faults[kind]++;
+	}
+
+	switch (kind) {
+	case AMDGPU_UALINK_FAULT_DROP:
+		tx_done(peer, tx);
+		return true;
+	case AMDGPU_UALINK_FAULT_DELAY:
+	case AMDGPU_UALINK_FAULT_REORDER:
+		if (tx_hold(peer, tx, delay_ms,
+			    kind == AMDGPU_UALINK_FAULT_REORDER))
+			return true;
+		/* without memory for the copy, no fault */
+		if (!tx_write(peer, tx->wire, tx->type))
+			goto full;
+		break;
+	case AMDGPU_UALINK_FAULT_CORRUPT:
+		memcpy(bad, tx->wire, sizeof(bad));
+		amdgpu_ualink_fault_corrupt(&mbox->fault, bad, sizeof(bad));
+		if (!tx_write(peer, bad, tx->type))
+			goto full;
+		break;
+	case AMDGPU_UALINK_FAULT_DUPLICATE:
+		if (!tx_write(peer, tx->wire, tx->type))
+			goto full;
+		/* the copy only if there is room for it */
+		tx_write(peer, tx->wire, tx->type);
+		break;
+	default:
+		if (!tx_write(peer, tx->wire, tx->type))
+			goto full;
+		break;
+	}
+	tx_done(peer, tx);
+	tx_release_reordered(peer);
+	return true;
+
+full:
+	/* the backend could not write it: retry later, without a fault */
+	return false;
+}
+
+/**
+ * amdgpu_ualink_tx_flush - write what waits for our ring at a peer
+ * @peer: the peer, locked
+ *
+ * Writes queued messages in order while the ring has room, then publishes
+ * the new producer index once.
+ */
+void amdgpu_ualink_tx_flush(struct amdgpu_ualink_peer *peer)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+	u32 head = peer->tx_head;
+	struct amdgpu_ualink_tx *tx;
+
+	lockdep_assert_held(&peer->lock);
+
+	while ((tx = list_first_entry_or_null(&peer->txq,
+					      struct amdgpu_ualink_tx, link)))
+		if (!tx_one(peer, tx))
+			break;
+	if (peer->tx_head != head)
+		mbox->ops->publish(mbox->ops_priv, peer->id, peer->tx_head);
+	if (!list_empty(&peer->txq))
+		amdgpu_ualink_tick_arm(mbox);
+}
+
+/**
+ * amdgpu_ualink_tx_queue - send a message to a peer
+ * @peer: the peer, locked
+ * @tx: the encoded message, not queued already
+ *
+ * Writes it at once if the ring has room and nothing waits before it,
+ * otherwise it waits its turn.
+ */
+void amdgpu_ualink_tx_queue(struct amdgpu_ualink_peer *peer,
+			    struct amdgpu_ualink_tx *tx)
+{
+	lockdep_assert_held(&peer->lock);
+
+	tx->since = jiffies;
+	tx->faulted = false;
+	tx->reorder = false;
+	if (!list_empty(&peer->txq) || !tx_room(peer))
+		peer->stats.ring_full++;
+	list_add_tail(&tx->link, &peer->txq);
+	amdgpu_ualink_tx_flush(peer);
+}
+
+/**
+ * amdgpu_ualink_tx_reply - send an answer to a peer
+ * @peer: the peer, locked
+ * @wire: the encoded answer
+ * @type: its type
+ *
+ * Never waits. The answer is lost, like a dropped message, without memory
+ * for the queue entry or when %AMDGPU_UALINK_TX_QUEUED answers already wait
+ * for a peer that asks faster than it reads; the peer's retransmission asks
+ * again.
+ */
+void amdgpu_ualink_tx_reply(struct amdgpu_ualink_peer *peer, const u8 *wire,
+			    u8 type)
+{
+	struct amdgpu_ualink_tx *tx;
+
+	lockdep_assert_held(&peer->lock);
+
+	if (peer->owned >= AMDGPU_UALINK_TX_QUEUED) {
+		peer->stats.replies_lost++;
+		return;
+	}
+	tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+	if (!tx) {
+		peer->stats.replies_lost++;
+		return;
+	}
+	tx->owned = true;
+	peer->owned++;
+	tx->type = type;
+	memcpy(tx->wire, wire, sizeof(tx->wire));
+	amdgpu_ualink_tx_queue(peer, tx);
+}
+
+/**
+ * amdgpu_ualink_tx_forget - drop everything waiting for a peer's ring
+ * @peer: the peer, locked
+ *
+ * For the end of a connection: answers are freed, requests unlinked.
+ */
+void amdgpu_ualink_tx_forget(struct amdgpu_ualink_peer *peer)
+{
+	struct amdgpu_ualink_tx *tx, *next;
+
+	lockdep_assert_held(&peer->lock);
+
+	list_for_each_entry_safe(tx, next, &peer->txq, link)
+		tx_done(peer, tx);
+	list_for_each_entry_safe(tx, next, &peer->held, link)
+		tx_done(peer, tx);
+}
+
+/* Release held messages that are due. Returns true if some remain. */
+static bool tx_release_due(struct amdgpu_ualink_peer *peer, unsigned long now)
+{
+	struct amdgpu_ualink_tx *tx, *next;
+	bool moved = false;
+
+	list_for_each_entry_safe(tx, next, &peer->held, link) {
+		if (time_before(now, tx->due))
+			continue;
+		tx->since = now;	/* it waits for the ring from now on */
+		list_move_tail(&tx->link, &peer->txq);
+		moved = true;
+	}
+	if (moved)
+		amdgpu_ualink_tx_flush(peer);
+	return !list_empty(&peer->held);
+}
+
+/* Has the ring at the peer stayed full for a whole timeout? */
+static bool tx_stuck(struct amdgpu_ualink_peer *peer, unsigned long now)
+{
+	struct amdgpu_ualink_tx *tx;
+
+	tx = list_first_entry_or_null(&peer->txq, struct amdgpu_ualink_tx, link);
+	return tx && time_after_eq(now, tx->since + peer->mbox->timeout);
+}
+
+/**
+ * amdgpu_ualink_peer_get - find a peer, allocating it on first contact
+ * @mbox: the node
+ * @id: the peer's accelerator ID, not ours
+ *
+ * Returns: the peer, or NULL for a bad ID or without memory.
+ */
+struct amdgpu_ualink_peer *amdgpu_ualink_peer_get(struct amdgpu_ualink_mbox *mbox,
+						  u16 id)
+{
+	struct amdgpu_ualink_peer *peer, *old;
+
+	if (id >= AMDGPU_UALINK_MAX_ACCELS || id == mbox->self)
+		return NULL;
+	peer = xa_load(&mbox->peers, id);
+	if (peer)
+		return peer;
+
+	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	if (!peer)
+		return NULL;
+	peer->mbox = mbox;
+	peer->id = id;
+	mutex_init(&peer->lock);
+	INIT_LIST_HEAD(&peer->reqs);
+	INIT_LIST_HEAD(&peer->txq);
+	INIT_LIST_HEAD(&peer->held);
+	INIT_LIST_HEAD(&peer->hello.link);
+	INIT_LIST_HEAD(&peer->hello.tx.link);
+	init_completion(&peer->hello.done);
+	peer->hello.internal = true;
+	peer->pending_event = -1;
+
+	old = xa_cmpxchg(&mbox->peers, id, NULL, peer, GFP_KERNEL);
+	if (old) {	/* lost a race, or no memory for the entry */
+		mutex_destroy(&peer->lock);
+		kfree(peer);
+		return xa_is_err(old) ? NULL : old;
+	}
+	return peer;
+}
+
+/**
+ * amdgpu_ualink_peer_defer_event - report a connection end from the worker
+ * @peer: the peer, locked
+ * @event: an &enum amdgpu_ualink_peer_event, or a negative value for none
+ *
+ * For ends found outside the node's worker: the worker reports it before
+ * it next looks at the peer's ring, so that the export/import layer's
+ * callbacks never run concurrently and an answer dropped because the
+ * connection ended is always followed by the event.
+ */
+void amdgpu_ualink_peer_defer_event(struct amdgpu_ualink_peer *peer, int event)
+{
+	lockdep_assert_held(&peer->lock);
+
+	if (event < 0)
+		return;
+	peer->pending_event = event;
+	amdgpu_ualink_mbox_doorbell(peer->mbox, peer->id);
+}
+
+/**
+ * amdgpu_ualink_peer_notify - tell the export/import layer a connection ended
+ * @peer: the peer, not locked
+ * @event: an &enum amdgpu_ualink_peer_event, or a negative value for none
+ *
+ * Context: the node's worker only.
+ */
+void amdgpu_ualink_peer_notify(struct amdgpu_ualink_peer *peer, int event)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+
+	lockdep_assert_not_held(&peer->lock);
+
+	if (event >= 0 && mbox->handlers && mbox->handlers->peer_event)
+		mbox->handlers->peer_event(mbox->handlers_priv, peer->id, event);
+}
+
+static void rx_drop(struct amdgpu_ualink_peer *peer, enum amdgpu_ualink_drop why)
+{
+	peer->stats.dropped[why]++;
+}
+
+/* Handle one entry of the peer's ring. Called with the peer locked. */
+static void rx_entry(struct amdgpu_ualink_peer *peer, const u8 *entry)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+	struct amdgpu_ualink_msg msg, rsp;
+	enum amdgpu_ualink_drop why;
+	int event = -1;
+	int ret;
+
+	if (amdgpu_ualink_msg_decode(entry, &msg, &why) ||
+	    amdgpu_ualink_msg_validate(&msg, peer->id, mbox->self, &why))
+		return rx_drop(peer, why);
+
+	ret = amdgpu_ualink_conn_receive(peer, &msg, &rsp, &event, &why);
+	if (ret < 0)
+		return rx_drop(peer, why);
+	peer->stats.received[msg.type]++;
+	if (event >= 0 || ret) {
+		/* callbacks run unlocked; the worker keeps them in order */
+		mutex_unlock(&peer->lock);
+		amdgpu_ualink_peer_notify(peer, event);
+		if (ret && mbox->handlers && mbox->handlers->request)
+			mbox->handlers->request(mbox->handlers_priv, peer->id,
+						&msg, &rsp);
+		mutex_lock(&peer->lock);
+		if (ret)
+			amdgpu_ualink_conn_answer(peer, &msg, &rsp);
+	}
+}
+
+static void rx_drain(struct amdgpu_ualink_peer *peer)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+	u8 entry[AMDGPU_UALINK_MSG_SIZE];
+	u32 head, tail;
+	int event;
+
+	/* a connection end reported from outside the worker, in order */
+	mutex_lock(&peer->lock);
+	event = peer->pending_event;
+	peer->pending_event = -1;
+	mutex_unlock(&peer->lock);
+	amdgpu_ualink_peer_notify(peer, event);
+
+	mutex_lock(&peer->lock);
+	head = mbox->ops->rx_head(mbox->ops_priv, peer->id);
+	tail = peer->rx_tail;
+	if (head - tail > AMDGPU_UALINK_RING_ENTRIES) {
+		peer->stats.dropped[AMDGPU_UALINK_DROP_RING] += head - tail;
+		tail = head;
+	}
+	while (tail != head) {
+		mbox->ops->rx_read(mbox->ops_priv, peer->id,
+				   tail % AMDGPU_UALINK_RING_ENTRIES, entry);
+		tail++;
+		rx_entry(peer, entry);
+	}
+	if (tail != peer->rx_tail) {
+		peer->rx_tail = tail;
+		mbox->ops->rx_ack(mbox->ops_priv, peer->id, tail);
+	}
+	/* the doorbell may mean the peer consumed our entries */
+	amdgpu_ualink_tx_flush(peer);
+	mutex_unlock(&peer->lock);
+}
+
+static void rx_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_mbox *mbox =
+		container_of(work, struct amdgpu_ualink_mbox, rx_work);
+	struct amdgpu_ualink_peer *peer;
+	unsigned int n = 0;
+	unsigned long id;
+
+	for_each_set_bit(id, mbox->bells, AMDGPU_UALINK_MAX_ACCELS) {
+		clear_bit(id, mbox->bells);
+		/*
+		 * Clear the bit before reading the ring: a doorbell rung for
+		 * entries we miss sets it again and requeues this work.
+		 */
+		smp_mb__after_atomic();
+		peer = amdgpu_ualink_peer_get(mbox, id);
+		if (!peer) {	/* no memory: leave the bell for the next run */
+			set_bit(id, mbox->bells);
+			break;
+		}
+		rx_drain(peer);
+		/* let the timer work of this ordered queue run between batches */
+		if (++n == AMDGPU_UALINK_RX_BATCH)
+			break;
+	}
+	if (!bitmap_empty(mbox->bells, AMDGPU_UALINK_MAX_ACCELS))
+		queue_work(mbox->wq, &mbox->rx_work);
+}
+
+/**
+ * amdgpu_ualink_mbox_doorbell - a peer rang our doorbell
+ * @mbox: our node
+ * @peer: the peer whose doorbell it is, as the backend knows it
+ *
+ * The peer wrote entries into its ring here, or consumed entries of ours.
+ * No doorbell is lost: one bit per possible sender records it until the
+ * receive work looks at that peer.
+ *
+ * Context: any, including hard interrupt; the work is done later.
+ */
+void amdgpu_ualink_mbox_doorbell(struct amdgpu_ualink_mbox *mbox, u16 peer)
+{
+	unsigned long flags;
+
+	if (peer >= AMDGPU_UALINK_MAX_ACCELS || peer == mbox->self)
+		return;
+	set_bit(peer, mbox->bells);
+	spin_lock_irqsave(&mbox->bell_lock, flags);
+	if (!mbox->dead)
+		queue_work(mbox->wq, &mbox->rx_work);
+	spin_unlock_irqrestore(&mbox->bell_lock, flags);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_doorbell);
+
+/**
+ * amdgpu_ualink_tick_arm - make sure the timer work will run
+ * @mbox: the node
+ */
+void amdgpu_ualink_tick_arm(struct amdgpu_ualink_mbox *mbox)
+{
+	queue_delayed_work(mbox->wq, &mbox->tick, mbox->period);
+}
+
+static void tick_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_mbox *mbox =
+		container_of(work, struct amdgpu_ualink_mbox, tick.work);
+	unsigned long now = jiffies, index;
+	struct amdgpu_ualink_peer *peer;
+	bool busy = false;
+	int event;
+
+	xa_for_each(&mbox->peers, index, peer) {
+		event = -1;
+		mutex_lock(&peer->lock);
+		/* a consume doorbell may be late, or a post may have failed */
+		if (!list_empty(&peer->txq))
+			amdgpu_ualink_tx_flush(peer);
+		busy |= tx_release_due(peer, now);
+		if (tx_stuck(peer, now))
+			event = amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_LOST,
+						       -ETIMEDOUT);
+		busy |= amdgpu_ualink_conn_tick(peer, now, &event);
+		busy |= !list_empty(&peer->txq);
+		mutex_unlock(&peer->lock);
+		amdgpu_ualink_peer_notify(peer, event);
+	}
+	if (busy)
+		amdgpu_ualink_tick_arm(mbox);
+}
+
+/**
+ * amdgpu_ualink_mbox_set_timeout - configure how long requests may take
+ * @mbox: the node
+ * @timeout_ms: time for a request, retransmissions included (default
+ *	%AMDGPU_UALINK_MBOX_TIMEOUT_MS)
+ * @retries: retransmissions within it (default %AMDGPU_UALINK_MBOX_RETRIES);
+ *	the gaps double each time, the last ending at the timeout
+ *
+ * The deadline of a request is set when it is submitted; the retransmission
+ * gaps follow the values in force when each is sent.
+ *
+ * Returns: 0, or -EINVAL for a timeout of 0 or above one hour, or more
+ * than 16 retries.
+ */
+int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,
+				   unsigned int timeout_ms,
+				   unsigned int retries)
+{
+	unsigned long timeout, first;
+
+	if (!timeout_ms || timeout_ms > 3600 * MSEC_PER_SEC || retries > 16)
+		return -EINVAL;
+
+	timeout = max(msecs_to_jiffies(timeout_ms), 1UL);
+	/* first + 2 first + ... + 2^retries first = timeout */
+	first = max(timeout / ((2UL << retries) - 1), 1UL);
+	WRITE_ONCE(mbox->timeout, timeout);
+	WRITE_ONCE(mbox->first_try, first);
+	WRITE_ONCE(mbox->retries, retries);
+	WRITE_ONCE(mbox->period, clamp(first / 4, 1UL, (unsigned long)HZ / 10));
+	return 0;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_set_timeout);
+
+/**
+ * amdgpu_ualink_mbox_create - set up the mailbox of one node
+ * @self: the node's accelerator ID
+ * @ops: its transport
+ * @ops_priv: passed to @ops
+ * @handlers: the export/import layer's callbacks, or NULL: requests then get
+ *	their default answer and connection ends are not reported
+ * @handlers_priv: passed to @handlers
+ *
+ * Requests time out after the module parameters ``mbox_timeout_ms`` and
+ * ``mbox_retries`` (default 5 s and 3), or the defaults when those are out
+ * of range; amdgpu_ualink_mbox_set_timeout() changes them per node.
+ *
+ * Returns: the mailbox, or an ERR_PTR(): -EINVAL for a bad ID, -ENOMEM.
+ */
+struct amdgpu_ualink_mbox *
+amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
+			  void *ops_priv,
+			  const struct amdgpu_ualink_mbox_handlers *handlers,
+			  void *handlers_priv)
+{
+	struct amdgpu_ualink_mbox *mbox;
+
+	if (self >= AMDGPU_UALINK_MAX_ACCELS)
+		return ERR_PTR(-EINVAL);
+
+	mbox = kzalloc(sizeof(*mbox), GFP_KERNEL);
+	if (!mbox)
+		return ERR_PTR(-ENOMEM);
+	mbox->wq = alloc_ordered_workqueue("amdgpu_ualink_mbox%u", 0, self);
+	if (!mbox->wq) {
+		kfree(mbox);
+		return ERR_PTR(-ENOMEM);
+	}
+	mbox->self = self;
+	mbox->ops = ops;
+	mbox->ops_priv = ops_priv;
+	mbox->handlers = handlers;
+	mbox->handlers_priv = handlers_priv;
+	INIT_WORK(&mbox->rx_work, rx_work);
+	INIT_DELAYED_WORK(&mbox->tick, tick_work);
+	spin_lock_init(&mbox->bell_lock);
+	xa_init(&mbox->peers);
+	mutex_init(&mbox->reset_lock);
+	amdgpu_ualink_fault_init(&mbox->fault, self);
+	/*
+	 * A generation and transaction numbers nobody saw before, so that a
+	 * reloaded node looks reset and its requests never match answers
+	 * cached for its previous life.
+	 */
+	mbox->generation = get_random_u64() | 1;
+	atomic_set(&mbox->next_txn, get_random_u32());
+	if (amdgpu_ualink_mbox_set_timeout(mbox, READ_ONCE(mbox_timeout_ms),
+					   READ_ONCE(mbox_retries)))
+		amdgpu_ualink_mbox_set_timeout(mbox, AMDGPU_UALINK_MBOX_TIMEOUT_MS,
+					       AMDGPU_UALINK_MBOX_RETRIES);
+	return mbox;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_create);
+
+/**
+ * amdgpu_ualink_mbox_destroy - tear a node's mailbox down
+ * @mbox: the node, or NULL
+ *
+ * Requests still outstanding fail with -ESHUTDOWN and no callback is
+ * called. The caller guarantees that no other thread calls into @mbox
+ * (submit, wait, cancel...) during or after this, and the backend that it
+ * rings no doorbell of @mbox once this returns.
+ */
+void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox)
+{
+	struct amdgpu_ualink_peer *peer;
+	unsigned long index;
+
+	if (!mbox)
+		return;
+
+	spin_lock_irq(&mbox->bell_lock);
+	mbox->dead = true;
+	spin_unlock_irq(&mbox->bell_lock);
+	cancel_work_sync(&mbox->rx_work);
+	cancel_delayed_work_sync(&mbox->tick);
+
+	xa_for_each(&mbox->peers, index, peer) {
+		mutex_lock(&peer->lock);
+		amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_OFFLINE,
+				       -ESHUTDOWN);
+		mutex_unlock(&peer->lock);
+	}
+	/* the work may have been requeued by the ends above */
+	cancel_delayed_work_sync(&mbox->tick);
+	destroy_workqueue(mbox->wq);
+
+	xa_for_each(&mbox->peers, index, peer) {
+		mutex_destroy(&peer->lock);
+		kfree(peer->replies);
+		kfree(peer);
+	}
+	xa_destroy(&mbox->peers);
+	mutex_destroy(&mbox->reset_lock);
+	kfree(mbox);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_destroy);
+
+/**
+ * amdgpu_ualink_mbox_fault - the node's fault-injection rules
+ * @mbox: the node
+ *
+ * Returns: the rules, to be set with amdgpu_ualink_fault_set().
+ */
+struct amdgpu_ualink_fault *amdgpu_ualink_mbox_fault(struct amdgpu_ualink_mbox *mbox)
+{
+	return &mbox->fault;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_fault);
+
+/**
+ * amdgpu_ualink_mbox_generation - the node's current generation
+ * @mbox: the node
+ *
+ * Returns: the generation sent in HELLO; it changes at each reset.
+ */
+u64 amdgpu_ualink_mbox_generation(struct amdgpu_ualink_mbox *mbox)
+{
+	return READ_ONCE(mbox->generation);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_generation);
+
+static void stats_add(struct amdgpu_ualink_mbox_stats *sum,
+		      const struct amdgpu_ualink_mbox_stats *s)
+{
+	const u64 *from = (const u64 *)s;
+	u64 *to = (u64 *)sum;
+	size_t i;
+
+	/* the struct is nothing but u64 counters */
+	static_assert(sizeof(*s) % sizeof(u64) == 0);
+	for (i = 0; i < sizeof(*s) / sizeof(u64); i++)
+		to[i] += from[i];
+}
+
+/**
+ * amdgpu_ualink_mbox_stats - read counters
+ * @mbox: the node
+ * @peer: a peer's ID, or -1 for the sum over all peers
+ * @stats: where to put them; all zero for a peer that never talked
+ */
+void amdgpu_ualink_mbox_stats(struct amdgpu_ualink_mbox *mbox, int peer,
+			      struct amdgpu_ualink_mbox_stats *stats)
+{
+	struct amdgpu_ualink_peer *p;
+	unsigned long index;
+
+	memset(stats, 0, sizeof(*stats));
+	xa_for_each(&mbox->peers, index, p) {
+		if (peer >= 0 && index != peer)
+			continue;
+		mutex_lock(&p->lock);
+		stats_add(stats, &p->stats);
+		mutex_unlock(&p->lock);
+	}
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_stats);
+
+/**
+ * amdgpu_ualink_mbox_peers - number of peers with state
+ * @mbox: the node
+ *
+ * Returns: how many peers have talked to us or we to them.
+ */
+unsigned int amdgpu_ualink_mbox_peers(struct amdgpu_ualink_mbox *mbox)
+{
+	struct amdgpu_ualink_peer *p;
+	unsigned long index;
+	unsigned int n = 0;
+
+	xa_for_each(&mbox->peers, index, p)
+		n++;
+	return n;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peers);
+
+/**
+ * amdgpu_ualink_mbox_peer_bytes - memory the node spends on one peer
+ * @mbox: the node
+ * @peer: the peer's ID
+ *
+ * Returns: bytes allocated for the peer's state (0 if it never talked),
+ * not counting messages in flight.
+ */
+size_t amdgpu_ualink_mbox_peer_bytes(struct amdgpu_ualink_mbox *mbox, u16 peer)
+{
+	struct amdgpu_ualink_peer *p = xa_load(&mbox->peers, peer);
+	size_t bytes;
+
+	if (!p)
+		return 0;
+	mutex_lock(&p->lock);
+	bytes = ksize(p) + (p->replies ? ksize(p->replies) : 0);
+	mutex_unlock(&p->lock);
+	return bytes;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_bytes);
+
+static const char *const conn_state_names[] = {
+	[AMDGPU_UALINK_CONN_NOT_READY] = "not_ready",
+	[AMDGPU_UALINK_CONN_HELLO_SENT] = "hello_sent",
+	[AMDGPU_UALINK_CONN_ESTABLISHED] = "established",
+	[AMDGPU_UALINK_CONN_OFFLINE] = "offline",
+};
+
+static void print_peer(struct drm_printer *p, struct amdgpu_ualink_peer *peer)
+{
+	const struct amdgpu_ualink_mbox_stats *s = &peer->stats;
+	unsigned int i;
+
+	lockdep_assert_held(&peer->lock);
+
+	drm_printf(p, "peer %u: %s generation %#llx ring %u/%u queued %s\n",
+		   peer->id, conn_state_names[peer->state],
+		   peer->generation_known ? peer->generation : 0,
+		   peer->tx_head - peer->tx_tail, AMDGPU_UALINK_RING_ENTRIES,
+		   list_empty(&peer->txq) ? "no" : "yes");
+	for (i = AMDGPU_UALINK_MSG_HELLO; i < AMDGPU_UALINK_MSG_TYPES; i++)
+		if (s->sent[i] || s->received[i] || s->retransmitted[i])
+			drm_printf(p, "  %-11s sent %llu received %llu retransmitted %llu\n",
+				   amdgpu_ualink_msg_type_name(i), s->sent[i],
+				   s->received[i], s->retransmitted[i]);
+	for (i = 0; i < AMDGPU_UALINK_DROP_REASONS; i++)
+		if (s->dropped[i])
+			drm_printf(p, "  dropped %s %llu\n",
+				   amdgpu_ualink_drop_name(i), s->dropped[i]);
+	for (i = 0; i < AMDGPU_UALINK_FAULT_KINDS; i++)
+		if (s->faults[i])
+			drm_printf(p, "  injected %s %llu\n",
+				   amdgpu_ualink_fault_name(i), s->faults[i]);
+	drm_printf(p, "  timeouts %llu resets %llu generation_changes %llu",
+		   s->timeouts, s->resets, s->generation_changes);
+	drm_printf(p, " duplicate_requests %llu ring_full %llu replies_lost %llu\n",
+		   s->duplicate_requests, s->ring_full, s->replies_lost);
+}
+
+/**
+ * amdgpu_ualink_mbox_print - print the node's peers and counters
+ * @mbox: the node
+ * @p: where to print, e.g. a debugfs file
+ */
+void amdgpu_ualink_mbox_print(struct amdgpu_ualink_mbox *mbox,
+			      struct drm_printer *p)
+{
+	struct amdgpu_ualink_peer *peer;
+	unsigned long index;
+
+	drm_printf(p, "node %u generation %#llx peers %u\n", mbox->self,
+		   amdgpu_ualink_mbox_generation(mbox),
+		   amdgpu_ualink_mbox_peers(mbox));
+	xa_for_each(&mbox->peers, index, peer) {
+		mutex_lock(&peer->lock);
+		print_peer(p, peer);
+		mutex_unlock(&peer->lock);
+	}
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_print);

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * What amdgpu_ualink_mbox.c (rings, transport, workers) and
+ * amdgpu_ualink_conn.c (connections and requests) share. Not for other
+ * users of the mailbox.
+ */
+#ifndef __AMDGPU_UALINK_MBOX_INTERNAL_H__
+#define __AMDGPU_UALINK_MBOX_INTERNAL_H__
+
+#include <linux/bitmap.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/workqueue.h>
+#include <linux/xarray.h>
+
+#include "amdgpu_ualink_fault.h"
+#include "amdgpu_ualink_mbox.h"
+#include "amdgpu_ualink_npa.h"
+
+/*
+ * Requests of ours in flight to one peer, and answers to one peer's requests
+ * remembered for its retransmissions. A retransmitted request is at most
+ * IN_FLIGHT - 1 requests older than the newest one its sender sent, so an
+ * answer cache twice that size always still holds its answer (HELLOs,
+ * rare, take the slack).
+ */
+#define AMDGPU_UALINK_IN_FLIGHT		16
+#define AMDGPU_UALINK_REPLY_CACHE	(2 * AMDGPU_UALINK_IN_FLIGHT)
+/* answers allowed to wait for one peer's ring (and held by faults) */
+#define AMDGPU_UALINK_TX_QUEUED		256
+/* doorbells handled by one run of the receive work before it yields */
+#define AMDGPU_UALINK_RX_BATCH		16
+
+/* the answer to a request from the peer, kept for its retransmissions */
+struct amdgpu_ualink_reply {
+	u64 handle[2];
+	u64 generation;
+	u32 txn;
+	u8 type;
+	u8 rsp_type;
+	bool valid;
+	u8 wire[AMDGPU_UALINK_MSG_SIZE];
+};
+
+/*
+ * What one node knows of one other node. Allocated when the peer first
+ * talks to us or we to it, freed with the node.
+ */
+struct amdgpu_ualink_peer {
+	struct amdgpu_ualink_mbox *mbox;
+	u16 id;
+
+	/* protects every field below */
+	struct mutex lock;
+	enum amdgpu_ualink_conn_state state;
+	/* the peer's generation, valid when generation_known */
+	u64 generation;
+	bool generation_known;
+	/* the connection carried NPA traffic: a HELLO now means a restart */
+	bool traffic;
+	/* a connection end the export/import layer has yet to hear of, or -1 */
+	int pending_event;
+	/* requests sent, counted when first sent; and the oldest one's count */
+	u32 tx_seq;
+	/* the handshake request, sent by the mailbox itself */
+	struct amdgpu_ualink_req hello;
+	/* our outstanding requests to the peer, sent or not yet */
+	struct list_head reqs;
+	/* messages waiting for space in our ring at the peer */
+	struct list_head txq;
+	/* messages held back by the DELAY and REORDER faults */
+	struct list_head held;
+	/* allocated messages (answers, held copies) in txq and held */
+	unsigned int owned;
+	/* our ring at the peer: next index to write, last consumer index */
+	u32 tx_head;
+	u32 tx_tail;
+	/* the peer's ring here: next index to read */
+	u32 rx_tail;
+	/* answers to the peer's recent requests, allocated on the first */
+	struct amdgpu_ualink_reply *replies;
+	unsigned int reply_next;
+	struct amdgpu_ualink_mbox_stats stats;
+};
+
+struct amdgpu_ualink_mbox {
+	u16 self;
+	const struct amdgpu_ualink_mbox_ops *ops;
+	void *ops_priv;
+	const struct amdgpu_ualink_mbox_handlers *handlers;
+	void *handlers_priv;
+
+	/* ordered: the receive and timer work never run concurrently */
+	struct workqueue_struct *wq;
+	struct work_struct rx_work;
+	struct delayed_work tick;
+
+	/*
+	 * One bit per possible sender whose doorbell rang: 128 bytes, set
+	 * from any context, cleared by the receive work.
+	 */
+	DECLARE_BITMAP(bells, AMDGPU_UALINK_MAX_ACCELS);
+	/* set once by destroy; no doorbell queues work afterwards */
+	bool dead;
+	/* protects dead against doorbells; taken from any context */
+	spinlock_t bell_lock;
+
+	/* u16 ID -> struct amdgpu_ualink_peer; entries live until destroy */
+	struct xarray peers;
+
+	struct amdgpu_ualink_fault fault;
+	atomic_t next_txn;
+	/* our generation; written under reset_lock, read with READ_ONCE */
+	u64 generation;
+	/* serialises amdgpu_ualink_mbox_reset() against itself */
+	struct mutex reset_lock;
+
+	/* timing, written by amdgpu_ualink_mbox_set_timeout() */
+	unsigned long timeout;	/* jiffies a request may take */
+	unsigned long first_try;/* jiffies before the first retransmission */
+	unsigned long period;	/* jiffies between two runs of the timer */
+	unsigned int retries;
+};
+
+/* amdgpu_ualink_mbox.c: transport */
+struct amdgpu_ualink_peer *amdgpu_ualink_peer_get(struct amdgpu_ualink_mbox *mbox,
+						  u16 id);
+void amdgpu_ualink_tx_queue(struct amdgpu_ualink_peer *peer,
+			    struct amdgpu_ualink_tx *tx);
+void amdgpu_ualink_tx_flush(struct amdgpu_ualink_peer *peer);
+void amdgpu_ualink_tx_forget(struct amdgpu_ualink_peer *peer);
+void amdgpu_ualink_tx_reply(struct amdgpu_ualink_peer *peer, const u8 *wire,
+			    u8 type);
+void amdgpu_ualink_tick_arm(struct amdgpu_ualink_mbox *mbox);
+void amdgpu_ualink_peer_notify(struct amdgpu_ualink_peer *peer, int event);
+void amdgpu_ualink_peer_defer_event(struct amdgpu_ualink_peer *peer, int event);
+
+/* amdgpu_ualink_conn.c: connections and requests */
+int amdgpu_ualink_conn_receive(struct amdgpu_ualink_peer *peer,
+			       const struct amdgpu_ualink_msg *msg,
+			       struct amdgpu_ualink_msg *rsp, int *event,
+			       enum amdgpu_ualink_drop *why);
+void amdgpu_ualink_conn_answer(struct amdgpu_ualink_peer *peer,
+			       const struct amdgpu_ualink_msg *req,
+			       struct amdgpu_ualink_msg *rsp);
+bool amdgpu_ualink_conn_tick(struct amdgpu_ualink_peer *peer,
+			     unsigned long now, int *event);
+int amdgpu_ualink_conn_end(struct amdgpu_ualink_peer *peer,
+			   enum amdgpu_ualink_peer_event why, int err);
+
+#endif /* __AMDGPU_UALINK_MBOX_INTERNAL_H__ */

@@ -1,0 +1,684 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * KUnit tests for connections and requests (amdgpu_ualink_conn.c), on the
+ * in-memory pod: the handshake, requests and responses across 16 nodes,
+ * timeouts, resets, offline peers, the crossed handshake, and each kind of
+ * injected fault with the outcome the mailbox promises for it.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "amdgpu_ualink_test_pod.h"
+#include "../amdgpu_ualink_npa.h"
+
+#define A	5
+#define B	900
+
+static const u16 two[] = { A, B };
+static const enum tpod_kind mbox_raw[] = { TPOD_MBOX, TPOD_RAW };
+
+static struct amdgpu_ualink_mbox *mbx(struct tpod *pod, u16 id)
+{
+	return tpod_node(pod, id)->mbox;
+}
+
+/* The counters of @id about @peer (-1: all), freed with the test. */
+static struct amdgpu_ualink_mbox_stats *stats(struct tpod *pod, u16 id, int peer)
+{
+	struct amdgpu_ualink_mbox_stats *s;
+
+	s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(pod->test, s);
+	amdgpu_ualink_mbox_stats(mbx(pod, id), peer, s);
+	return s;
+}
+
+/* NPA_REQs @id's handler saw. */
+static int handled(struct tpod *pod, u16 id)
+{
+	return atomic_read(&tpod_node(pod, id)->requests[AMDGPU_UALINK_MSG_NPA_REQ]);
+}
+
+static u64 total_dropped(const struct amdgpu_ualink_mbox_stats *s)
+{
+	u64 sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < AMDGPU_UALINK_DROP_REASONS; i++)
+		sum += s->dropped[i];
+	return sum;
+}
+
+static int call(struct tpod *pod, u16 from, u16 to, u64 tag,
+		struct amdgpu_ualink_req *req)
+{
+	tpod_req_init(req, from, to, tag);
+	return amdgpu_ualink_mbox_call(mbx(pod, from), to, req);
+}
+
+static enum amdgpu_ualink_conn_state state(struct tpod *pod, u16 id, u16 peer,
+					   u64 *gen)
+{
+	enum amdgpu_ualink_conn_state st = -1;
+	u64 g = 0;
+
+	amdgpu_ualink_mbox_peer_state(mbx(pod, id), peer, &st, &g);
+	if (gen)
+		*gen = g;
+	return st;
+}
+
+static void set_fault(struct kunit *test, struct tpod *pod, u16 id,
+		      enum amdgpu_ualink_fault_kind kind, u32 types, u32 rate,
+		      u32 count, u32 delay_ms)
+{
+	struct amdgpu_ualink_fault_rule rule = {
+		.types = types, .rate = rate, .count = count, .delay_ms = delay_ms,
+	};
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_fault_set(amdgpu_ualink_mbox_fault(mbx(pod, id)),
+						      kind, &rule), 0);
+}
+
+/* First request: HELLO/HELLO_ACK with generations, then NPA_REQ/NPA_RSP. */
+static void conn_handshake(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_mbox_stats *sa, *sb;
+	struct amdgpu_ualink_req req;
+	u64 gen;
+
+	tpod_node(pod, B)->grant = true;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, A)), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peer_bytes(mbx(pod, A), B), 0);
+
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+	KUNIT_EXPECT_EQ(test, req.rsp.handle[0], req.msg.handle[0]);
+	KUNIT_EXPECT_EQ(test, req.rsp.npa,
+			amdgpu_ualink_npa_build(B, AMDGPU_UALINK_NPA_RESERVE + A * SZ_2M));
+
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(mbx(pod, B)));
+	KUNIT_EXPECT_EQ(test, state(pod, B, A, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(mbx(pod, A)));
+
+	sa = stats(pod, A, B);
+	sb = stats(pod, B, A);
+	KUNIT_EXPECT_EQ(test, sa->sent[AMDGPU_UALINK_MSG_HELLO], 1);
+	KUNIT_EXPECT_EQ(test, sa->sent[AMDGPU_UALINK_MSG_NPA_REQ], 1);
+	KUNIT_EXPECT_EQ(test, sa->received[AMDGPU_UALINK_MSG_HELLO_ACK], 1);
+	KUNIT_EXPECT_EQ(test, sa->received[AMDGPU_UALINK_MSG_NPA_RSP], 1);
+	KUNIT_EXPECT_EQ(test, sb->received[AMDGPU_UALINK_MSG_HELLO], 1);
+	KUNIT_EXPECT_EQ(test, sb->sent[AMDGPU_UALINK_MSG_NPA_RSP], 1);
+	KUNIT_EXPECT_EQ(test, total_dropped(sa) + total_dropped(sb), 0);
+	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
+
+	/* the second request needs no handshake */
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 2, &req), 0);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, A)), 1);
+	KUNIT_EXPECT_GT(test, amdgpu_ualink_mbox_peer_bytes(mbx(pod, A), B), 0);
+	/* the default answer of a handler that knows no handle */
+	tpod_node(pod, B)->grant = false;
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 3, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.rsp.type, AMDGPU_UALINK_MSG_NPA_FAIL);
+	KUNIT_EXPECT_EQ(test, req.rsp.reason, AMDGPU_UALINK_FAIL_INVALID_HANDLE);
+}
+
+/* Sixteen nodes, every one asks every other at once. */
+static void conn_pod_of_16(struct kunit *test)
+{
+	static const u16 ids[16] = { 0, 1, 2, 63, 64, 100, 255, 256, 511, 512,
+				     700, 900, 1000, 1021, 1022, 1023 };
+	struct amdgpu_ualink_req *reqs;
+	struct tpod *pod = tpod_create(test, 16, ids, NULL);
+	unsigned int i, j, k = 0;
+
+	reqs = tpod_reqs(pod, 16 * 16);
+	for (i = 0; i < 16; i++)
+		tpod_node(pod, ids[i])->grant = true;
+	for (i = 0; i < 16; i++) {
+		for (j = 0; j < 16; j++) {
+			struct amdgpu_ualink_msg m = tpod_npa_req(ids[i], ids[j], k);
+
+			if (i == j)
+				continue;
+			reqs[i * 16 + j].msg.type = m.type;
+			memcpy(reqs[i * 16 + j].msg.handle, m.handle, sizeof(m.handle));
+			KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, ids[i]), ids[j],
+									&reqs[i * 16 + j]), 0);
+			k++;
+		}
+	}
+	for (i = 0; i < 16; i++) {
+		for (j = 0; j < 16; j++) {
+			struct amdgpu_ualink_req *r = &reqs[i * 16 + j];
+
+			if (i == j)
+				continue;
+			KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, ids[i]), r), 0);
+			KUNIT_EXPECT_EQ(test, r->rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+			KUNIT_EXPECT_EQ(test, r->rsp.npa,
+					amdgpu_ualink_npa_build(ids[j], AMDGPU_UALINK_NPA_RESERVE +
+								ids[i] * (u64)SZ_2M));
+		}
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, ids[i])), 15);
+		KUNIT_EXPECT_EQ(test, handled(pod, ids[i]), 15);
+	}
+	KUNIT_EXPECT_EQ(test, k, 240);
+}
+
+/* Bad arguments are refused before anything is sent. */
+static void conn_submit_rejects(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req req = {};
+
+	tpod_req_init(&req, A, B, 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), A, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), 1024, &req), -EINVAL);
+	req.msg.type = AMDGPU_UALINK_MSG_HELLO;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req), -EINVAL);
+	req.msg.type = AMDGPU_UALINK_MSG_NPA_RSP;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req), -EINVAL);
+	/* a field NPA_REQ does not use */
+	req.msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
+	req.msg.generation = 1;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 0, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 100, 17), -EINVAL);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, -1)->sent[AMDGPU_UALINK_MSG_HELLO], 0);
+}
+
+/*
+ * A peer that never answers: HELLO is retransmitted 3 times, then the call
+ * fails with -ETIMEDOUT no earlier than the timeout and well within a bound,
+ * and the peer is reported lost.
+ */
+static void conn_timeout(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_mbox_stats *s;
+	struct amdgpu_ualink_req req;
+	unsigned long t0;
+	unsigned int ms;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 300, 3), 0);
+	t0 = jiffies;
+	KUNIT_EXPECT_EQ(test, call(pod, A, B, 1, &req), -ETIMEDOUT);
+	ms = jiffies_to_msecs(jiffies - t0);
+	kunit_info(test, "timed out after %u ms (timeout 300 ms)\n", ms);
+	KUNIT_EXPECT_GE(test, ms, 300 - jiffies_to_msecs(1));
+	KUNIT_EXPECT_LT(test, ms, 300 + 5000);
+
+	s = stats(pod, A, B);
+	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_HELLO], 4);
+	KUNIT_EXPECT_EQ(test, s->retransmitted[AMDGPU_UALINK_MSG_HELLO], 3);
+	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_NPA_REQ], 0);
+	KUNIT_EXPECT_GE(test, s->timeouts, 1);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_NOT_READY);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 1), 1);
+}
+
+/* Every message dropped: the same outcome, and nothing reaches the ring. */
+static void conn_fault_drop_all(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_mbox_stats *s;
+	struct amdgpu_ualink_req req;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 200, 3), 0);
+	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_DROP, 0,
+		  AMDGPU_UALINK_FAULT_RATE_ONE, 0, 0);
+	KUNIT_EXPECT_EQ(test, call(pod, A, B, 1, &req), -ETIMEDOUT);
+	s = stats(pod, A, B);
+	KUNIT_EXPECT_EQ(test, s->faults[AMDGPU_UALINK_FAULT_DROP], 4);
+	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_HELLO], 0);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_NOT_READY);
+	KUNIT_EXPECT_EQ(test, state(pod, B, A, NULL), -1);	/* B never heard of A */
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 1), 1);
+
+	/* with the fault gone the next call connects */
+	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(mbx(pod, A)));
+	KUNIT_EXPECT_EQ(test, call(pod, A, B, 2, &req), 0);
+}
+
+/*
+ * 20% of every message dropped in both directions: every request still
+ * completes through retransmission, and each is mapped exactly once.
+ */
+static void conn_fault_drop_20(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_mbox_stats *sa, *sb;
+	struct amdgpu_ualink_req req;
+	unsigned int i, ok = 0;
+
+	tpod_node(pod, B)->grant = true;
+	for (i = 0; i < 2; i++) {
+		KUNIT_ASSERT_EQ(test,
+				amdgpu_ualink_mbox_set_timeout(mbx(pod, two[i]), 5000, 12), 0);
+		set_fault(test, pod, two[i], AMDGPU_UALINK_FAULT_DROP, 0, 200000, 0, 0);
+	}
+	for (i = 0; i < 20; i++)
+		ok += call(pod, A, B, i, &req) == 0;
+	sa = stats(pod, A, B);
+	sb = stats(pod, B, A);
+	kunit_info(test, "20 requests: %u completed, %llu+%llu dropped, %llu retransmitted\n",
+		   ok, sa->faults[AMDGPU_UALINK_FAULT_DROP], sb->faults[AMDGPU_UALINK_FAULT_DROP],
+		   sa->retransmitted[AMDGPU_UALINK_MSG_NPA_REQ] +
+		   sa->retransmitted[AMDGPU_UALINK_MSG_HELLO]);
+	KUNIT_EXPECT_EQ(test, ok, 20);
+	KUNIT_EXPECT_GT(test, sa->faults[AMDGPU_UALINK_FAULT_DROP] +
+			sb->faults[AMDGPU_UALINK_FAULT_DROP], 0);
+	KUNIT_EXPECT_GT(test, sa->retransmitted[AMDGPU_UALINK_MSG_NPA_REQ] +
+			sa->retransmitted[AMDGPU_UALINK_MSG_HELLO], 0);
+	/* retransmissions were answered from the cache, never mapped again */
+	KUNIT_EXPECT_EQ(test, handled(pod, B), 20);
+	KUNIT_EXPECT_EQ(test, sa->timeouts, 0);
+}
+
+static bool dup_seen(void *arg)
+{
+	struct tpod *pod = arg;
+
+	return stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED] >= 1;
+}
+
+/* A duplicated NPA_REQ is answered twice but handled once. */
+static void conn_fault_duplicate(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req req;
+
+	tpod_node(pod, B)->grant = true;
+	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_DUPLICATE,
+		  BIT(AMDGPU_UALINK_MSG_NPA_REQ), 0, 1, 0);
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
+	/* the second answer arrives after the first completed the call */
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(dup_seen, pod, 5000));
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_DUPLICATE], 1);
+	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ], 2);
+	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->duplicate_requests, 1);
+	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 1);
+}
+
+/* A corrupted message is a CRC drop; the retransmission gets through. */
+static void conn_fault_corrupt(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req req;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 2000, 3), 0);
+	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_CORRUPT,
+		  BIT(AMDGPU_UALINK_MSG_NPA_REQ), 0, 1, 0);
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
+	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->dropped[AMDGPU_UALINK_DROP_CRC], 1);
+	KUNIT_EXPECT_GE(test, stats(pod, A, B)->retransmitted[AMDGPU_UALINK_MSG_NPA_REQ], 1);
+	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
+}
+
+/*
+ * A request delayed past its first retransmission: the retransmission is
+ * answered, the late original is answered from the cache and its answer
+ * dropped as unmatched. One mapping.
+ */
+static void conn_fault_delay(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req req;
+
+	tpod_node(pod, B)->grant = true;
+	/* first retransmission after 1000 / 15 = 66 ms, the delay is 300 ms */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 1000, 3), 0);
+	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_DELAY,
+		  BIT(AMDGPU_UALINK_MSG_NPA_REQ), 0, 1, 300);
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(dup_seen, pod, 5000));
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_DELAY], 1);
+	/* a slow machine may retransmit more than once: all but one are cached */
+	KUNIT_EXPECT_GE(test, stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ], 2);
+	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->duplicate_requests,
+			stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ] - 1);
+	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
+}
+
+/* A request held back arrives after the next one; both complete. */
+static void conn_fault_reorder(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req *req = tpod_reqs(pod, 2);
+	struct tpod_node *b = tpod_node(pod, B);
+	unsigned int i;
+
+	/* connect first, so that both requests go out back to back */
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 9, &req[0]), 0);
+	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_REORDER,
+		  BIT(AMDGPU_UALINK_MSG_NPA_REQ), 0, 1, 2000);
+	for (i = 0; i < 2; i++) {
+		struct amdgpu_ualink_msg m = tpod_npa_req(A, B, i);
+
+		memset(&req[i], 0, sizeof(req[i]));
+		req[i].msg.type = m.type;
+		memcpy(req[i].msg.handle, m.handle, sizeof(m.handle));
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req[i]), 0);
+	}
+	for (i = 0; i < 2; i++)
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), &req[i]), 0);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_REORDER], 1);
+	KUNIT_ASSERT_EQ(test, atomic_read(&b->logged), 3);
+	KUNIT_EXPECT_EQ(test, b->log[1], req[1].msg.txn);
+	KUNIT_EXPECT_EQ(test, b->log[2], req[0].msg.txn);
+}
+
+static bool b_saw_request(void *arg)
+{
+	struct tpod *pod = arg;
+
+	return handled(pod, B) >= 1;
+}
+
+/*
+ * B resets while A waits for an answer B will never send: B's HELLO with
+ * its new generation ends the connection, A's request fails with -ENOLINK
+ * at once and A's export/import layer hears of the reset.
+ */
+static void conn_peer_reset_mid_request(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req first, *req = tpod_reqs(pod, 1);
+	u64 old = amdgpu_ualink_mbox_generation(mbx(pod, B)), gen;
+
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &first), 0);
+	set_fault(test, pod, B, AMDGPU_UALINK_FAULT_DROP,
+		  BIT(AMDGPU_UALINK_MSG_NPA_FAIL), AMDGPU_UALINK_FAULT_RATE_ONE, 0, 0);
+	atomic_set(&tpod_node(pod, B)->requests[AMDGPU_UALINK_MSG_NPA_REQ], 0);
+	tpod_req_init(req, A, B, 2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	KUNIT_ASSERT_TRUE(test, tpod_wait_for(b_saw_request, pod, 5000));
+
+	amdgpu_ualink_mbox_reset(mbx(pod, B));
+	KUNIT_EXPECT_NE(test, amdgpu_ualink_mbox_generation(mbx(pod, B)), old);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), -ENOLINK);
+	/* the callback runs once the peer's lock is dropped, just after */
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 1), 1);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->generation_changes, 1);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->timeouts, 0);
+	/* A answered B's HELLO: a new connection with the new generation */
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(mbx(pod, B)));
+	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(mbx(pod, B)));
+	KUNIT_EXPECT_EQ(test, call(pod, A, B, 3, req), 0);
+}
+
+/* As R: read A's greeting after it ended a connection, and answer it. */
+static void answer_greeting(struct kunit *test, struct tpod *pod, u32 *next,
+			    u64 generation)
+{
+	struct amdgpu_ualink_msg m;
+
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, next, &m), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(mbx(pod, A)));
+	m = (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_HELLO_ACK, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
+		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = B, .receiver = A,
+		.txn = m.txn, .generation = generation,
+	};
+	tpod_send(pod, B, A, &m);
+}
+
+/*
+ * R is played by the test: HELLO, traffic, then HELLOs old and new. Each
+ * HELLO that ends the connection is answered and followed by A's own.
+ */
+static void conn_generation_mismatch(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_msg hello = {
+		.type = AMDGPU_UALINK_MSG_HELLO,
+		.version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = B, .receiver = A, .txn = 100, .generation = 7,
+	};
+	struct amdgpu_ualink_msg req = tpod_npa_req(B, A, 1), m;
+	u32 next = 0;
+	u64 gen;
+
+	tpod_send(pod, B, A, &hello);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
+	KUNIT_EXPECT_EQ(test, m.txn, 100);
+	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(mbx(pod, A)));
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, gen, 7);
+
+	/* the same HELLO again (a retransmission): answered, nothing reset */
+	tpod_send(pod, B, A, &hello);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->duplicate_requests, 1);
+
+	req.txn = 101;
+	tpod_send(pod, B, A, &req);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_FAIL);
+
+	/*
+	 * R rebooted: new generation, and its first HELLO's transaction
+	 * number again, which must not hit the answer cached for the old one.
+	 * A ends the connection and greets back.
+	 */
+	hello.generation = 8;
+	tpod_send(pod, B, A, &hello);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 0), 1);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->generation_changes, 1);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, gen, 8);
+	answer_greeting(test, pod, &next, 8);
+
+	/* a HELLO with the same generation before any traffic: crossed */
+	hello.txn = 2;
+	tpod_send(pod, B, A, &hello);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 0), 1);
+
+	/* after traffic, the same generation means R restarted the connection */
+	req.txn = 3;
+	tpod_send(pod, B, A, &req);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	hello.txn = 4;
+	tpod_send(pod, B, A, &hello);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 0), 2);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->generation_changes, 1);
+	answer_greeting(test, pod, &next, 8);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 0);
+}
+
+/* A request outside a connection is dropped and answered with a HELLO. */
+static void conn_unconnected_request(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_msg req = tpod_npa_req(B, A, 1), m;
+	u32 next = 0;
+
+	req.txn = 55;
+	tpod_send(pod, B, A, &req);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNCONNECTED], 1);
+	KUNIT_EXPECT_EQ(test, handled(pod, A), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(mbx(pod, A)));
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_HELLO_SENT);
+}
+
+/*
+ * Both sides greet at once and the peer's HELLO arrives after its
+ * HELLO_ACK: answered without ending the connection, and the request that
+ * waited for the handshake goes out.
+ */
+static void conn_crossed_handshake(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_req *req = tpod_reqs(pod, 1);
+	struct amdgpu_ualink_msg m, hello, rsp;
+	u32 next = 0;
+
+	tpod_req_init(req, A, B, 1);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &hello), 0);
+	KUNIT_ASSERT_EQ(test, hello.type, AMDGPU_UALINK_MSG_HELLO);
+
+	m = (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_HELLO_ACK, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
+		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = B, .receiver = A,
+		.txn = hello.txn, .generation = 42,
+	};
+	tpod_send(pod, B, A, &m);
+	m.type = AMDGPU_UALINK_MSG_HELLO;
+	m.flags = 0;
+	m.txn = 9;
+	tpod_send(pod, B, A, &m);
+
+	/* A's NPA_REQ and its HELLO_ACK, in either order */
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	if (m.type == AMDGPU_UALINK_MSG_HELLO_ACK)
+		KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	else
+		KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &rsp), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_REQ);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 0), 0);
+
+	rsp = (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_NPA_FAIL, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
+		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = B, .receiver = A,
+		.txn = m.txn, .handle = { m.handle[0], m.handle[1] },
+		.reason = AMDGPU_UALINK_FAIL_NO_SPACE,
+	};
+	tpod_send(pod, B, A, &rsp);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), 0);
+	KUNIT_EXPECT_EQ(test, req->rsp.reason, AMDGPU_UALINK_FAIL_NO_SPACE);
+}
+
+/*
+ * Both sides greet at once and A's HELLO is lost: A, connected by R's
+ * HELLO, stops resending its own, so no stale HELLO can reach R after the
+ * connection carried traffic and end it on R's side only.
+ */
+static void conn_lost_hello_crossed(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_req *req = tpod_reqs(pod, 1);
+	struct amdgpu_ualink_msg m, hello = {
+		.type = AMDGPU_UALINK_MSG_HELLO, .version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = B, .receiver = A, .txn = 50, .generation = 9,
+	};
+	u32 next = 0;
+
+	/* first retransmission after 20 ms */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 300, 3), 0);
+	tpod_req_init(req, A, B, 1);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);	/* "lost" */
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	tpod_send(pod, B, A, &hello);
+
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_REQ);
+	m.type = AMDGPU_UALINK_MSG_NPA_FAIL;
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	m.reason = AMDGPU_UALINK_FAIL_INVALID_HANDLE;
+	swap(m.sender, m.receiver);
+	tpod_send(pod, B, A, &m);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), 0);
+
+	/* well past every retransmission of the lost HELLO */
+	msleep(400);
+	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+}
+
+/* Offline: outstanding requests fail, new ones are refused, until online. */
+static void conn_peer_offline(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req *req = tpod_reqs(pod, 1), req2;
+
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req2), 0);
+	set_fault(test, pod, B, AMDGPU_UALINK_FAULT_DROP,
+		  BIT(AMDGPU_UALINK_MSG_NPA_FAIL), AMDGPU_UALINK_FAULT_RATE_ONE, 0, 0);
+	tpod_req_init(req, A, B, 2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	amdgpu_ualink_mbox_peer_offline(mbx(pod, A), B);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), -ENOLINK);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_OFFLINE);
+	KUNIT_EXPECT_EQ(test, call(pod, A, B, 3, &req2), -ENOLINK);
+	/* the event comes from A's worker, shortly */
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_OFFLINE, 1), 1);
+	/* a second report changes nothing */
+	amdgpu_ualink_mbox_peer_offline(mbx(pod, A), B);
+
+	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(mbx(pod, B)));
+	amdgpu_ualink_mbox_peer_online(mbx(pod, A), B);
+	KUNIT_EXPECT_EQ(test, call(pod, A, B, 4, req), 0);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_OFFLINE, 0), 1);
+	/* B saw a HELLO on a connection with traffic: A restarted it */
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, B, AMDGPU_UALINK_PEER_RESET, 1), 1);
+}
+
+/* A cancelled request's late answer is dropped as unmatched. */
+static void conn_cancel(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_req *req = tpod_reqs(pod, 1), req2;
+
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req2), 0);
+	set_fault(test, pod, B, AMDGPU_UALINK_FAULT_DELAY,
+		  BIT(AMDGPU_UALINK_MSG_NPA_FAIL), 0, 1, 200);
+	tpod_req_init(req, A, B, 2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	amdgpu_ualink_mbox_cancel(mbx(pod, A), req);
+	KUNIT_EXPECT_EQ(test, req->status, -ECANCELED);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(dup_seen, pod, 5000));
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+}
+
+static struct kunit_case amdgpu_ualink_conn_cases[] = {
+	KUNIT_CASE(conn_handshake),
+	KUNIT_CASE(conn_pod_of_16),
+	KUNIT_CASE(conn_submit_rejects),
+	KUNIT_CASE(conn_timeout),
+	KUNIT_CASE(conn_fault_drop_all),
+	KUNIT_CASE(conn_fault_drop_20),
+	KUNIT_CASE(conn_fault_duplicate),
+	KUNIT_CASE(conn_fault_corrupt),
+	KUNIT_CASE(conn_fault_delay),
+	KUNIT_CASE(conn_fault_reorder),
+	KUNIT_CASE(conn_peer_reset_mid_request),
+	KUNIT_CASE(conn_generation_mismatch),
+	KUNIT_CASE(conn_unconnected_request),
+	KUNIT_CASE(conn_crossed_handshake),
+	KUNIT_CASE(conn_lost_hello_crossed),
+	KUNIT_CASE(conn_peer_offline),
+	KUNIT_CASE(conn_cancel),
+	{}
+};
+
+static struct kunit_suite amdgpu_ualink_conn_suite = {
+	.name = "amdgpu_ualink_conn",
+	.test_cases = amdgpu_ualink_conn_cases,
+};
+
+kunit_test_suite(amdgpu_ualink_conn_suite);

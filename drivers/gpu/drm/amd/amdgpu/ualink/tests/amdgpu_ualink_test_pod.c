@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The in-memory pod of the mailbox tests. Rings are kernel memory at the
+ * receiving node, allocated by the sender's first post; publishing and
+ * acknowledging ring the other node's doorbell synchronously (the mailbox
+ * defers the work to its worker, as it would from an interrupt). A node can
+ * be paused: its doorbells are then held and rung on resume, which is how
+ * the tests fill rings. Raw nodes have no mailbox: the test plays them by
+ * writing entries into their rings by hand and reading what they were sent.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/delay.h>
+#include <linux/jiffies.h>
+#include <linux/slab.h>
+
+#include "amdgpu_ualink_test_pod.h"
+#include "../amdgpu_ualink_npa.h"
+
+struct tpod_node *tpod_node(struct tpod *pod, u16 id)
+{
+	unsigned int i;
+
+	for (i = 0; i < pod->n; i++)
+		if (pod->node[i].id == id)
+			return &pod->node[i];
+	return NULL;
+}
+
+struct tpod_ring *tpod_ring(struct tpod *pod, u16 receiver, u16 sender)
+{
+	struct tpod_node *node = tpod_node(pod, receiver);
+
+	return node ? xa_load(&node->rings, sender) : NULL;
+}
+
+/* Ring @to's doorbell for @from, unless @to is paused or gone. */
+static void bell(struct tpod *pod, u16 from, u16 to)
+{
+	struct tpod_node *node = tpod_node(pod, to);
+	unsigned long flags;
+
+	if (!node)
+		return;
+	spin_lock_irqsave(&pod->lock, flags);
+	if (pod->alive) {
+		if (node->paused)
+			__set_bit(from, node->held_bells);
+		else if (node->mbox)
+			amdgpu_ualink_mbox_doorbell(node->mbox, from);
+	}
+	spin_unlock_irqrestore(&pod->lock, flags);
+	wake_up_all(&pod->bell);
+}
+
+/* @sender's ring at @to, allocated on first use. */
+static struct tpod_ring *ring_get(struct tpod_node *to, u16 sender)
+{
+	struct tpod_ring *ring = xa_load(&to->rings, sender);
+
+	if (ring)
+		return ring;
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	if (!ring)
+		return NULL;
+	if (xa_err(xa_store(&to->rings, sender, ring, GFP_KERNEL))) {
+		kfree(ring);
+		return NULL;
+	}
+	return ring;
+}
+
+static int t_post(void *priv, u16 peer, unsigned int slot, const void *entry)
+{
+	struct tpod_node *self = priv;
+	struct tpod_node *to = tpod_node(self->pod, peer);
+	struct tpod_ring *ring;
+
+	if (!to)
+		return -ENODEV;
+	ring = ring_get(to, self->id);
+	if (!ring)
+		return -ENOMEM;
+	memcpy(ring->slot[slot], entry, AMDGPU_UALINK_MSG_SIZE);
+	return 0;
+}
+
+static void t_publish(void *priv, u16 peer, u32 head)
+{
+	struct tpod_node *self = priv;
+	struct tpod_ring *ring = tpod_ring(self->pod, peer, self->id);
+	struct tpod_node *to = tpod_node(self->pod, peer);
+
+	if (!ring)
+		return;
+	/* the entries before the index that makes them visible */
+	smp_store_release(&ring->head, head);
+	if (to->kind == TPOD_SINK)
+		WRITE_ONCE(ring->tail, head);
+	bell(self->pod, self->id, peer);
+}
+
+static u32 t_peer_tail(void *priv, u16 peer)
+{
+	struct tpod_node *self = priv;
+	struct tpod_ring *ring = tpod_ring(self->pod, peer, self->id);
+
+	return ring ? READ_ONCE(ring->tail) : 0;
+}
+
+static u32 t_rx_head(void *priv, u16 sender)
+{
+	struct tpod_node *self = priv;
+	struct tpod_ring *ring = xa_load(&self->rings, sender);
+
+	/* pairs with the release in t_publish(): entries after the index */
+	return ring ? smp_load_acquire(&ring->head) : 0;
+}
+
+static void t_rx_read(void *priv, u16 sender, unsigned int slot, void *entry)
+{
+	struct tpod_node *self = priv;
+	struct tpod_ring *ring = xa_load(&self->rings, sender);
+
+	memcpy(entry, ring->slot[slot], AMDGPU_UALINK_MSG_SIZE);
+}
+
+static void t_rx_ack(void *priv, u16 sender, u32 tail)
+{
+	struct tpod_node *self = priv;
+	struct tpod_ring *ring = xa_load(&self->rings, sender);
+
+	WRITE_ONCE(ring->tail, tail);
+	bell(self->pod, self->id, sender);
+}
+
+static const struct amdgpu_ualink_mbox_ops tpod_ops = {
+	.post = t_post,
+	.publish = t_publish,
+	.peer_tail = t_peer_tail,
+	.rx_head = t_rx_head,
+	.rx_read = t_rx_read,
+	.rx_ack = t_rx_ack,
+};
+
+static void t_request(void *priv, u16 peer, const struct amdgpu_ualink_msg *req,
+		      struct amdgpu_ualink_msg *rsp)
+{
+	struct tpod_node *self = priv;
+	int n;
+
+	atomic_inc(&self->requests[req->type]);
+	if (req->type != AMDGPU_UALINK_MSG_NPA_REQ)
+		return;
+	n = atomic_inc_return(&self->logged) - 1;
+	if (n < TPOD_LOG)
+		self->log[n] = req->txn;
+	if (self->grant) {
+		rsp->type = AMDGPU_UALINK_MSG_NPA_RSP;
+		rsp->npa = amdgpu_ualink_npa_build(self->id, AMDGPU_UALINK_NPA_RESERVE +
+						   (u64)peer * SZ_2M);
+		rsp->size = SZ_2M;
+	}
+}
+
+static void t_peer_event(void *priv, u16 peer, enum amdgpu_ualink_peer_event ev)
+{
+	struct tpod_node *self = priv;
+
+	atomic_inc(&self->events[ev]);
+}
+
+static const struct amdgpu_ualink_mbox_handlers tpod_handlers = {
+	.request = t_request,
+	.peer_event = t_peer_event,
+};
+
+static void tpod_destroy(void *data)
+{
+	struct tpod *pod = data;
+	struct tpod_ring *ring;
+	unsigned long index;
+	unsigned int i;
+
+	spin_lock_irq(&pod->lock);
+	pod->alive = false;
+	spin_unlock_irq(&pod->lock);
+	for (i = 0; i < pod->n; i++)
+		amdgpu_ualink_mbox_destroy(pod->node[i].mbox);
+	for (i = 0; i < pod->n; i++) {
+		xa_for_each(&pod->node[i].rings, index, ring)
+			kfree(ring);
+		xa_destroy(&pod->node[i].rings);
+		bitmap_free(pod->node[i].held_bells);
+	}
+	for (i = 0; i < TPOD_ALLOCS; i++)
+		kfree(pod->allocs[i]);
+	kfree(pod);
+}
+
+/*
+ * A pod of @n nodes with IDs @ids; @kinds may be NULL for mailboxes only.
+ * Torn down when the test ends.
+ */
+struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
+			 const enum tpod_kind *kinds)
+{
+	struct tpod *pod;
+	unsigned int i;
+
+	KUNIT_ASSERT_LE(test, n, TPOD_MAX_NODES);
+	pod = kzalloc(sizeof(*pod), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pod);
+	pod->test = test;
+	spin_lock_init(&pod->lock);
+	init_waitqueue_head(&pod->bell);
+	pod->alive = true;
+	for (i = 0; i < n; i++) {
+		struct tpod_node *node = &pod->node[i];
+
+		node->pod = pod;
+		node->id = ids[i];
+		node->kind = kinds ? kinds[i] : TPOD_MBOX;
+		xa_init(&node->rings);
+	}
+	pod->n = n;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tpod_destroy, pod), 0);
+
+	for (i = 0; i < n; i++) {
+		struct tpod_node *node = &pod->node[i];
+
+		node->held_bells = bitmap_zalloc(AMDGPU_UALINK_MAX_ACCELS, GFP_KERNEL);
+		KUNIT_ASSERT_NOT_NULL(test, node->held_bells);
+		if (node->kind != TPOD_MBOX)
+			continue;
+		node->mbox = amdgpu_ualink_mbox_create(node->id, &tpod_ops, node,
+						       &tpod_handlers, node);
+		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, node->mbox);
+	}
+	return pod;
+}
+
+/*
+ * @n zeroed requests that outlive the pod's mailboxes: a test that stops at
+ * a failed assertion may leave them submitted, and tearing the mailboxes
+ * down completes them.
+ */
+struct amdgpu_ualink_req *tpod_reqs(struct tpod *pod, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < TPOD_ALLOCS && pod->allocs[i]; i++)
+		;
+	KUNIT_ASSERT_LT(pod->test, i, TPOD_ALLOCS);
+	pod->allocs[i] = kcalloc(n, sizeof(struct amdgpu_ualink_req), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(pod->test, pod->allocs[i]);
+	return pod->allocs[i];
+}
+
+/* Hold @id's doorbells, or ring the held ones and stop holding. */
+void tpod_pause(struct tpod *pod, u16 id, bool paused)
+{
+	struct tpod_node *node = tpod_node(pod, id);
+	unsigned long from;
+
+	spin_lock_irq(&pod->lock);
+	node->paused = paused;
+	if (!paused) {
+		for_each_set_bit(from, node->held_bells, AMDGPU_UALINK_MAX_ACCELS)
+			if (node->mbox)
+				amdgpu_ualink_mbox_doorbell(node->mbox, from);
+		bitmap_zero(node->held_bells, AMDGPU_UALINK_MAX_ACCELS);
+	}
+	spin_unlock_irq(&pod->lock);
+}
+
+/* As raw node @from: write @entry into the next slot of its ring at @to. */
+void tpod_inject(struct tpod *pod, u16 from, u16 to, const void *entry)
+{
+	struct tpod_ring *ring = ring_get(tpod_node(pod, to), from);
+
+	KUNIT_ASSERT_NOT_NULL(pod->test, ring);
+	memcpy(ring->slot[ring->staged++ % AMDGPU_UALINK_RING_ENTRIES], entry,
+	       AMDGPU_UALINK_MSG_SIZE);
+}
+
+/* As raw node @from: publish what was injected and ring @to's doorbell. */
+void tpod_publish(struct tpod *pod, u16 from, u16 to)
+{
+	struct tpod_ring *ring = tpod_ring(pod, to, from);
+
+	/* as in t_publish() */
+	smp_store_release(&ring->head, ring->staged);
+	bell(pod, from, to);
+}
+
+/* Wait until @to consumed everything @from published. */
+bool tpod_wait_consumed(struct tpod *pod, u16 from, u16 to)
+{
+	struct tpod_ring *ring = tpod_ring(pod, to, from);
+
+	return wait_event_timeout(pod->bell,
+				  READ_ONCE(ring->tail) == READ_ONCE(ring->head),
+				  10 * HZ) > 0;
+}
+
+/* As raw node @to: decode the next message @from sent; 0 or -errno. */
+int tpod_read(struct tpod *pod, u16 from, u16 to, u32 *next,
+	      struct amdgpu_ualink_msg *msg)
+{
+	struct tpod_ring *ring;
+	enum amdgpu_ualink_drop why;
+	unsigned long timeout = jiffies + 10 * HZ;
+	int ret;
+
+	for (;;) {
+		ring = tpod_ring(pod, to, from);
+		/* as in t_rx_head() */
+		if (ring && smp_load_acquire(&ring->head) != *next)
+			break;
+		if (time_after(jiffies, timeout))
+			return -ETIMEDOUT;
+		usleep_range(500, 1000);
+	}
+	ret = amdgpu_ualink_msg_decode(ring->slot[*next % AMDGPU_UALINK_RING_ENTRIES],
+				       msg, &why);
+	/* consumed: the sender sees the room when it next looks */
+	WRITE_ONCE(ring->tail, ++*next);
+	return ret;
+}
+
+/* As raw node @from: send @msg to @to now. */
+void tpod_send(struct tpod *pod, u16 from, u16 to,
+	       const struct amdgpu_ualink_msg *msg)
+{
+	u8 entry[AMDGPU_UALINK_MSG_SIZE];
+
+	KUNIT_ASSERT_EQ(pod->test, amdgpu_ualink_msg_encode(msg, entry), 0);
+	tpod_inject(pod, from, to, entry);
+	tpod_publish(pod, from, to);
+	KUNIT_ASSERT_TRUE(pod->test, tpod_wait_consumed(pod, from, to));
+}
+
+/* An NPA_REQ for a handle of @exporter, distinguished by @tag. */
+struct amdgpu_ualink_msg tpod_npa_req(u16 from, u16 exporter, u64 tag)
+{
+	return (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_NPA_REQ,
+		.version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = from,
+		.receiver = exporter,
+		.handle = { (tag << AMDGPU_UALINK_ACCEL_ID_BITS) | exporter,
+			    0x5eed0000ULL | from },
+	};
+}
+
+/* @req, an NPA_REQ for a handle of @exporter, ready to submit. */
+void tpod_req_init(struct amdgpu_ualink_req *req, u16 from, u16 exporter,
+		   u64 tag)
+{
+	struct amdgpu_ualink_msg m = tpod_npa_req(from, exporter, tag);
+
+	memset(req, 0, sizeof(*req));
+	req->msg.type = m.type;
+	req->msg.handle[0] = m.handle[0];
+	req->msg.handle[1] = m.handle[1];
+}
+
+/* Poll @cond every millisecond for up to @ms; true once it holds. */
+bool tpod_wait_for(bool (*cond)(void *), void *arg, unsigned int ms)
+{
+	unsigned long timeout = jiffies + msecs_to_jiffies(ms);
+
+	while (!cond(arg)) {
+		if (time_after(jiffies, timeout))
+			return cond(arg);
+		usleep_range(500, 1000);
+	}
+	return true;
+}
+
+/*
+ * How many @ev events @id's export/import layer heard of, once it heard of
+ * @n or 10 s passed: callbacks run just after the mailbox lock is dropped,
+ * so they may trail the failure of a request by a moment.
+ */
+int tpod_events(struct tpod *pod, u16 id, enum amdgpu_ualink_peer_event ev,
+		int n)
+{
+	atomic_t *count = &tpod_node(pod, id)->events[ev];
+	unsigned long timeout = jiffies + 10 * HZ;
+
+	while (atomic_read(count) < n && time_before(jiffies, timeout))
+		usleep_range(500, 1000);
+	return atomic_read(count);
+}

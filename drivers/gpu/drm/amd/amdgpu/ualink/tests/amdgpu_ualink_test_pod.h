@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * An in-memory pod for the mailbox tests: nodes whose rings are kernel
+ * memory and whose doorbells call the receiving node's mailbox directly.
+ */
+#ifndef __AMDGPU_UALINK_TEST_POD_H__
+#define __AMDGPU_UALINK_TEST_POD_H__
+
+#include <kunit/test.h>
+#include <linux/wait.h>
+
+#include "../amdgpu_ualink_mbox.h"
+
+#define TPOD_MAX_NODES	17
+#define TPOD_LOG	256
+#define TPOD_ALLOCS	4
+
+struct tpod;
+
+/* one sender's ring at one receiver */
+struct tpod_ring {
+	u32 head;
+	u32 tail;
+	u32 staged;	/* raw senders: head once published */
+	u8 slot[AMDGPU_UALINK_RING_ENTRIES][AMDGPU_UALINK_MSG_SIZE];
+};
+
+enum tpod_kind {
+	TPOD_MBOX,	/* a node with a mailbox */
+	TPOD_RAW,	/* no mailbox: the test reads and writes its rings */
+	TPOD_SINK,	/* no mailbox: consumes whatever it is sent */
+};
+
+struct tpod_node {
+	struct tpod *pod;
+	u16 id;
+	enum tpod_kind kind;
+	struct amdgpu_ualink_mbox *mbox;
+	/* sender ID -> struct tpod_ring, allocated by the sender's first post */
+	struct xarray rings;
+	/* doorbells held while paused, one bit per sender */
+	unsigned long *held_bells;
+	bool paused;
+
+	/* what the handlers saw */
+	atomic_t requests[AMDGPU_UALINK_MSG_TYPES];
+	atomic_t events[3];
+	/* answer NPA_REQ with NPA_RSP instead of the default NPA_FAIL */
+	bool grant;
+	/* transaction numbers of the NPA_REQs handled, in order */
+	u32 log[TPOD_LOG];
+	atomic_t logged;
+};
+
+struct tpod {
+	struct kunit *test;
+	unsigned int n;
+	/* protects alive and every node's paused and held_bells */
+	spinlock_t lock;
+	bool alive;
+	/* woken whenever a doorbell rings */
+	wait_queue_head_t bell;
+	/* freed after the mailboxes: requests may still be linked in them */
+	void *allocs[TPOD_ALLOCS];
+	struct tpod_node node[TPOD_MAX_NODES];
+};
+
+struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
+			 const enum tpod_kind *kinds);
+struct tpod_node *tpod_node(struct tpod *pod, u16 id);
+struct amdgpu_ualink_req *tpod_reqs(struct tpod *pod, unsigned int n);
+struct tpod_ring *tpod_ring(struct tpod *pod, u16 receiver, u16 sender);
+void tpod_pause(struct tpod *pod, u16 id, bool paused);
+void tpod_inject(struct tpod *pod, u16 from, u16 to, const void *entry);
+void tpod_publish(struct tpod *pod, u16 from, u16 to);
+bool tpod_wait_consumed(struct tpod *pod, u16 from, u16 to);
+int tpod_read(struct tpod *pod, u16 from, u16 to, u32 *next,
+	      struct amdgpu_ualink_msg *msg);
+void tpod_send(struct tpod *pod, u16 from, u16 to,
+	       const struct amdgpu_ualink_msg *msg);
+struct amdgpu_ualink_msg tpod_npa_req(u16 from, u16 exporter, u64 tag);
+int tpod_events(struct tpod *pod, u16 id, enum amdgpu_ualink_peer_event ev,
+		int n);
+void tpod_req_init(struct amdgpu_ualink_req *req, u16 from, u16 exporter,
+		   u64 tag);
+bool tpod_wait_for(bool (*cond)(void *), void *arg, unsigned int ms);
+
+#endif /* __AMDGPU_UALINK_TEST_POD_H__ */

@@ -37,6 +37,160 @@ struct drm_amdgpu_ualink_handle {
 	__u64 hi;
 };
 
+/*
+ * The UALink ioctl. Provisional index in amdgpu's command space: 6.12 ends
+ * at 0x15, and 0x16-0x1a, 0x20 and 0x21 are used by later kernels or
+ * posted series. It changes if upstream assigns another one.
+ */
+#define DRM_AMDGPU_UALINK		0x1b
+
+#define DRM_IOCTL_AMDGPU_UALINK \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK, struct drm_amdgpu_ualink)
+
+/* &drm_amdgpu_ualink.op */
+#define AMDGPU_UALINK_OP_INFO		1
+#define AMDGPU_UALINK_OP_EXPORT		2
+#define AMDGPU_UALINK_OP_IMPORT		3
+#define AMDGPU_UALINK_OP_IMPORT_BATCH	4
+
+/* &drm_amdgpu_ualink_info.state */
+#define AMDGPU_UALINK_STATE_ACTIVE	1	/* imports and exports work */
+#define AMDGPU_UALINK_STATE_RESETTING	2	/* the device is being reset */
+#define AMDGPU_UALINK_STATE_OFFLINE	3	/* out of the pod for now */
+
+/**
+ * struct drm_amdgpu_ualink_info - AMDGPU_UALINK_OP_INFO: who we are
+ *
+ * All fields are written by the kernel; userspace passes them zero.
+ */
+struct drm_amdgpu_ualink_info {
+	/** @accel_id: our accelerator ID, 0 to 1023 */
+	__u32 accel_id;
+	/** @vpod_id: the virtual pod we belong to */
+	__u32 vpod_id;
+	/** @vpod_size: accelerators in our virtual pod, us included */
+	__u32 vpod_size;
+	/** @state: an AMDGPU_UALINK_STATE_* value */
+	__u32 state;
+};
+
+/**
+ * struct drm_amdgpu_ualink_export - AMDGPU_UALINK_OP_EXPORT
+ *
+ * Gives the buffer of a GEM handle of the calling file a UALink handle. The
+ * same buffer always gets the same handle; the handle dies when the
+ * buffer's last GEM handle is closed, and importers then lose access.
+ * Exported memory stays pinned in device memory while it has importers.
+ */
+struct drm_amdgpu_ualink_export {
+	/** @gem_handle: in: the buffer */
+	__u32 gem_handle;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @handle: out: its UALink handle */
+	struct drm_amdgpu_ualink_handle handle;
+};
+
+/* &drm_amdgpu_ualink_import.flags and &drm_amdgpu_ualink_import_batch.flags */
+#define AMDGPU_UALINK_IMPORT_CLOEXEC	0x1	/* fds are close-on-exec */
+#define AMDGPU_UALINK_IMPORT_FDS	0x2	/* batch: fds too */
+
+/**
+ * struct drm_amdgpu_ualink_import - AMDGPU_UALINK_OP_IMPORT
+ *
+ * Imports the buffer behind a UALink handle as a dma-buf. A second import
+ * of a live handle returns a new fd for the same dma-buf; importing a
+ * handle of our own device returns our own buffer. The memory is never
+ * CPU-mappable: mmap of the dma-buf or of a GEM handle made from it fails.
+ */
+struct drm_amdgpu_ualink_import {
+	/** @handle: in: the UALink handle */
+	struct drm_amdgpu_ualink_handle handle;
+	/** @flags: in: AMDGPU_UALINK_IMPORT_CLOEXEC or 0 */
+	__u32 flags;
+	/** @fd: out: the dma-buf */
+	__s32 fd;
+};
+
+/**
+ * struct drm_amdgpu_ualink_batch_entry - one handle of a batched import
+ */
+struct drm_amdgpu_ualink_batch_entry {
+	/** @handle: in: the UALink handle */
+	struct drm_amdgpu_ualink_handle handle;
+	/** @gem_handle: out: a GEM handle of the calling file, when @error is 0 */
+	__u32 gem_handle;
+	/** @fd: out: the dma-buf with AMDGPU_UALINK_IMPORT_FDS, else -1 */
+	__s32 fd;
+	/** @error: out: 0, or the negative errno of this entry alone */
+	__s32 error;
+	/** @pad: must be zero */
+	__u32 pad;
+};
+
+/* the most entries of one batch: a whole pod */
+#define AMDGPU_UALINK_BATCH_MAX		AMDGPU_UALINK_MAX_ACCELERATORS
+
+/**
+ * struct drm_amdgpu_ualink_import_batch - AMDGPU_UALINK_OP_IMPORT_BATCH
+ *
+ * Imports many handles in one call, for symmetric-heap start-up where every
+ * rank imports every other rank's heap: every request is on the wire before
+ * the first wait, so the call costs about one round trip. Results come back
+ * per entry, as GEM handles of the calling file (fds only on request: a
+ * whole pod's worth would exceed the default limit of open files). The call
+ * itself fails only for a malformed argument; otherwise it returns 0 and
+ * each entry says how it went.
+ */
+struct drm_amdgpu_ualink_import_batch {
+	/** @entries: in: user pointer to @count &struct drm_amdgpu_ualink_batch_entry */
+	__u64 entries;
+	/** @count: in: 1 to AMDGPU_UALINK_BATCH_MAX */
+	__u32 count;
+	/** @flags: in: AMDGPU_UALINK_IMPORT_CLOEXEC, AMDGPU_UALINK_IMPORT_FDS */
+	__u32 flags;
+};
+
+/**
+ * struct drm_amdgpu_ualink - the argument of DRM_IOCTL_AMDGPU_UALINK
+ *
+ * Errors, one meaning each:
+ *
+ * - ``EINVAL``: malformed: unknown @op, non-zero @pad or padding, unknown
+ *   flags, a zero UALink handle, a batch count of 0 or above the maximum
+ * - ``EFAULT``: a batch's entries cannot be read or written
+ * - ``ENOENT``: unknown GEM handle (export), or unknown or invalid UALink
+ *   handle (import; the exporter does not say which)
+ * - ``EACCES``: the handle names an accelerator outside our virtual pod
+ * - ``EOPNOTSUPP``: the device has no UALink, or it is not active
+ * - ``ETIMEDOUT``: the exporter did not answer in time
+ * - ``ENOSPC``: the exporter's NPA window is full
+ * - ``ENOLINK``: the exporter reset or went offline during the call
+ * - ``EIO``: the exporter refused for another reason
+ * - ``EPERM``: export of a buffer that cannot be exported (not in device
+ *   memory, userptr, imported, or itself a UALink import)
+ * - ``EINTR``/``ERESTARTSYS``: a signal interrupted the wait
+ */
+struct drm_amdgpu_ualink {
+	/** @op: in: an AMDGPU_UALINK_OP_* value */
+	__u32 op;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @u: the operation's argument; bytes it does not use must be zero */
+	union {
+		/** @u.info: AMDGPU_UALINK_OP_INFO */
+		struct drm_amdgpu_ualink_info info;
+		/** @u.export: AMDGPU_UALINK_OP_EXPORT */
+		struct drm_amdgpu_ualink_export export;
+		/** @u.import: AMDGPU_UALINK_OP_IMPORT */
+		struct drm_amdgpu_ualink_import import;
+		/** @u.batch: AMDGPU_UALINK_OP_IMPORT_BATCH */
+		struct drm_amdgpu_ualink_import_batch batch;
+		/** @u.raw: the union's size, fixed */
+		__u64 raw[6];
+	} u;
+};
+
 #if defined(__cplusplus)
 }
 #endif

@@ -175,6 +175,114 @@ static const struct amdgpu_ualink_mbox_handlers tpod_handlers = {
 	.peer_event = t_peer_event,
 };
 
+/* --- TPOD_DEV nodes: buffers and page tables in kernel memory --- */
+
+static bool d_get(void *priv, void *obj)
+{
+	return true;
+}
+
+static int d_pin(void *priv, void *obj)
+{
+	((struct tobj *)obj)->pins++;
+	return 0;
+}
+
+static void d_unpin(void *priv, void *obj)
+{
+	struct tpod_node *self = priv;
+	unsigned int ranges;
+	u64 bytes;
+
+	/* every test exports at most one buffer with importers per node */
+	amdgpu_ualink_window_usage(&self->dev->window, &bytes, &ranges);
+	if (ranges)
+		atomic_inc(&self->bad_unpins);
+	((struct tobj *)obj)->pins--;
+}
+
+static bool d_no_next(struct amdgpu_ualink_pt_cursor *cur)
+{
+	return false;
+}
+
+static void d_cursor(void *priv, void *obj, struct amdgpu_ualink_pt_cursor *cur)
+{
+	struct tobj *o = obj;
+
+	cur->addr = o->addr;
+	cur->size = o->size;
+	cur->next = d_no_next;
+}
+
+static bool d_member(void *priv, u16 peer)
+{
+	struct tpod_node *self = priv;
+	struct tpod_node *node = tpod_node(self->pod, peer);
+
+	return node && node->vpod == self->vpod;
+}
+
+static void d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
+{
+	atomic_inc(&((struct tpod_node *)priv)->shootdowns);
+}
+
+static void d_revoke(void *priv, void *obj)
+{
+	((struct tobj *)obj)->dead = true;
+	atomic_inc(&((struct tpod_node *)priv)->revokes);
+}
+
+static const struct amdgpu_ualink_dev_ops tpod_dev_ops = {
+	.get = d_get,
+	.pin = d_pin,
+	.unpin = d_unpin,
+	.cursor = d_cursor,
+	.member = d_member,
+	.shootdown = d_shootdown,
+	.revoke = d_revoke,
+};
+
+static int pt_alloc(void *priv, unsigned int level, struct amdgpu_ualink_pt_table *t)
+{
+	unsigned long page = get_zeroed_page(GFP_KERNEL);
+
+	if (!page)
+		return -ENOMEM;
+	t->cpu = (u64 *)page;
+	t->addr = __pa(page);
+	return 0;
+}
+
+static void pt_free(void *priv, unsigned int level, struct amdgpu_ualink_pt_table *t)
+{
+	free_page((unsigned long)t->cpu);
+}
+
+static const struct amdgpu_ualink_pt_ops tpod_pt_ops = {
+	.alloc_table = pt_alloc,
+	.free_table = pt_free,
+};
+
+static const struct amdgpu_ualink_pte_format tpod_pte = {
+	.valid = BIT_ULL(0),
+	.huge = BIT_ULL(1),
+	.leaf = BIT_ULL(2),
+	.addr_mask = GENMASK_ULL(51, 12),
+};
+
+/* A buffer freed with the test. */
+struct tobj *tpod_obj(struct tpod *pod, u64 addr, u64 size)
+{
+	struct tobj *o = kunit_kzalloc(pod->test, sizeof(*o), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(pod->test, o);
+	o->addr = addr;
+	o->size = size;
+	return o;
+}
+
 static void tpod_destroy(void *data)
 {
 	struct tpod *pod = data;
@@ -182,11 +290,28 @@ static void tpod_destroy(void *data)
 	unsigned long index;
 	unsigned int i;
 
+	/* releases of imports still talk to their exporters */
+	for (i = 0; i < pod->n; i++)
+		if (pod->node[i].dev && pod->node[i].dev->wq)
+			flush_workqueue(pod->node[i].dev->wq);
 	spin_lock_irq(&pod->lock);
 	pod->alive = false;
 	spin_unlock_irq(&pod->lock);
-	for (i = 0; i < pod->n; i++)
-		amdgpu_ualink_mbox_destroy(pod->node[i].mbox);
+	for (i = 0; i < pod->n; i++) {
+		struct tpod_node *node = &pod->node[i];
+
+		if (node->dev) {
+			/* unpinned while a range still mapped it */
+			KUNIT_EXPECT_EQ(pod->test, atomic_read(&node->bad_unpins), 0);
+			if (node->dev->mbox) {
+				amdgpu_ualink_dev_fini(node->dev);
+				amdgpu_ualink_pt_fini(&node->pt);
+			}
+			kfree(node->dev);
+		} else {
+			amdgpu_ualink_mbox_destroy(node->mbox);
+		}
+	}
 	for (i = 0; i < pod->n; i++) {
 		xa_for_each(&pod->node[i].rings, index, ring)
 			kfree(ring);
@@ -231,6 +356,19 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 
 		node->held_bells = bitmap_zalloc(AMDGPU_UALINK_MAX_ACCELS, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, node->held_bells);
+		if (node->kind == TPOD_DEV) {
+			node->dev = kzalloc(sizeof(*node->dev), GFP_KERNEL);
+			KUNIT_ASSERT_NOT_NULL(test, node->dev);
+			KUNIT_ASSERT_EQ(test, amdgpu_ualink_pt_init(&node->pt, &tpod_pt_ops,
+								    &tpod_pte, node), 0);
+			if (amdgpu_ualink_dev_init(node->dev, node->id, &tpod_dev_ops, node,
+						   &tpod_ops, node, &node->pt)) {
+				amdgpu_ualink_pt_fini(&node->pt);
+				KUNIT_FAIL_AND_ABORT(test, "amdgpu_ualink_dev_init");
+			}
+			node->mbox = node->dev->mbox;
+			continue;
+		}
 		if (node->kind != TPOD_MBOX)
 			continue;
 		node->mbox = amdgpu_ualink_mbox_create(node->id, &tpod_ops, node,

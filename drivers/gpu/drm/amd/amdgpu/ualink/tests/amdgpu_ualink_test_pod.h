@@ -9,6 +9,7 @@
 #include <kunit/test.h>
 #include <linux/wait.h>
 
+#include "../amdgpu_ualink_dev.h"
 #include "../amdgpu_ualink_mbox.h"
 
 #define TPOD_MAX_NODES	17
@@ -29,6 +30,16 @@ enum tpod_kind {
 	TPOD_MBOX,	/* a node with a mailbox */
 	TPOD_RAW,	/* no mailbox: the test reads and writes its rings */
 	TPOD_SINK,	/* no mailbox: consumes whatever it is sent */
+	TPOD_DEV,	/* a whole device: mailbox, window, page tables */
+};
+
+/* A buffer of a TPOD_DEV node: "device memory" at a made-up address. */
+struct tobj {
+	u64 addr;
+	u64 size;
+	int pins;
+	bool dead;	/* an import's buffer, revoked */
+	void *slot;	/* the core's export */
 };
 
 struct tpod_node {
@@ -50,6 +61,15 @@ struct tpod_node {
 	/* transaction numbers of the NPA_REQs handled, in order */
 	u32 log[TPOD_LOG];
 	atomic_t logged;
+
+	/* TPOD_DEV */
+	struct amdgpu_ualink_dev *dev;
+	struct amdgpu_ualink_pt pt;
+	/* nodes of the same virtual pod may import from each other */
+	u8 vpod;
+	atomic_t shootdowns;
+	atomic_t revokes;
+	atomic_t bad_unpins;
 };
 
 struct tpod {
@@ -83,6 +103,7 @@ int tpod_events(struct tpod *pod, u16 id, enum amdgpu_ualink_peer_event ev,
 		int n);
 void tpod_req_init(struct amdgpu_ualink_req *req, u16 from, u16 exporter,
 		   u64 tag);
+struct tobj *tpod_obj(struct tpod *pod, u64 addr, u64 size);
 bool tpod_wait_for(bool (*cond)(void *), void *arg, unsigned int ms);
 
 #endif /* __AMDGPU_UALINK_TEST_POD_H__ */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/err.h>
+#include <linux/export.h>
+
+#include <drm/drm_print.h>
+
+#include "amdgpu_ualink_dev.h"
+
+/**
+ * DOC: Device
+ *
+ * &struct amdgpu_ualink_dev is one accelerator's UALink state in the core:
+ * its mailbox, the allocator of its NPA window, its NPA page tables (set up
+ * by the driver with its own backend), and the tables of what it exports
+ * and imports. amdgpu and the emulated pod each embed one per accelerator
+ * and provide &struct amdgpu_ualink_dev_ops for their buffers; every line
+ * of protocol and lifetime logic is here, shared.
+ *
+ * The mailbox's handlers dispatch here: NPA_REQ and an importer's
+ * NPA_RELEASE go to the export side, an exporter's NPA_REVOKE to the import
+ * side, and the end of a connection to both, which drop everything held
+ * for or from that peer.
+ */
+
+static void dev_request(void *priv, u16 peer, const struct amdgpu_ualink_msg *req,
+			struct amdgpu_ualink_msg *rsp)
+{
+	struct amdgpu_ualink_dev *dev = priv;
+
+	if (req->type == AMDGPU_UALINK_MSG_NPA_REVOKE)
+		amdgpu_ualink_import_revoke(dev, peer, req);
+	else
+		amdgpu_ualink_export_request(dev, peer, req, rsp);
+}
+
+static void dev_peer_event(void *priv, u16 peer,
+			   enum amdgpu_ualink_peer_event event)
+{
+	struct amdgpu_ualink_dev *dev = priv;
+
+	amdgpu_ualink_import_peer_gone(dev, peer);
+	amdgpu_ualink_export_peer_gone(dev, peer);
+}
+
+static const struct amdgpu_ualink_mbox_handlers dev_handlers = {
+	.request = dev_request,
+	.peer_event = dev_peer_event,
+};
+
+/**
+ * amdgpu_ualink_dev_init - set up an accelerator's UALink state
+ * @dev: the state, zeroed
+ * @id: the accelerator's ID
+ * @ops: the driver's buffer callbacks
+ * @priv: passed to @ops
+ * @mbox_ops: the mailbox transport
+ * @mbox_priv: passed to @mbox_ops
+ * @pt: the accelerator's NPA page tables, initialised; used until
+ *	amdgpu_ualink_dev_fini()
+ *
+ * Returns: 0, -EINVAL for a bad ID, or -ENOMEM.
+ */
+int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
+			   const struct amdgpu_ualink_dev_ops *ops, void *priv,
+			   const struct amdgpu_ualink_mbox_ops *mbox_ops,
+			   void *mbox_priv, struct amdgpu_ualink_pt *pt)
+{
+	int ret;
+
+	dev->id = id;
+	dev->ops = ops;
+	dev->priv = priv;
+	dev->pt = pt;
+	mutex_init(&dev->lock);
+	mutex_init(&dev->revoke_lock);
+	init_waitqueue_head(&dev->gone);
+	ret = amdgpu_ualink_window_init(&dev->window, id);
+	if (ret)
+		goto err_lock;
+	dev->wq = alloc_workqueue("amdgpu_ualink_dev%u", WQ_UNBOUND, 0, id);
+	if (!dev->wq) {
+		ret = -ENOMEM;
+		goto err_window;
+	}
+	ret = amdgpu_ualink_export_init(dev);
+	if (ret)
+		goto err_wq;
+	ret = amdgpu_ualink_import_init(dev);
+	if (ret)
+		goto err_export;
+	dev->mbox = amdgpu_ualink_mbox_create(id, mbox_ops, mbox_priv,
+					      &dev_handlers, dev);
+	if (IS_ERR(dev->mbox)) {
+		ret = PTR_ERR(dev->mbox);
+		dev->mbox = NULL;
+		goto err_import;
+	}
+	return 0;
+
+err_import:
+	amdgpu_ualink_import_fini(dev);
+err_export:
+	amdgpu_ualink_export_fini(dev);
+err_wq:
+	destroy_workqueue(dev->wq);
+err_window:
+	amdgpu_ualink_window_fini(&dev->window);
+err_lock:
+	mutex_destroy(&dev->revoke_lock);
+	mutex_destroy(&dev->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_init);
+
+/**
+ * amdgpu_ualink_dev_fini - tear an accelerator's UALink state down
+ * @dev: the state
+ *
+ * The driver has destroyed every export and put every import first. The
+ * releases of imports still on their way are waited for (each bounded by
+ * the mailbox timeout); then the mailbox goes.
+ */
+void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev)
+{
+	flush_workqueue(dev->wq);
+	amdgpu_ualink_mbox_destroy(dev->mbox);
+	amdgpu_ualink_import_fini(dev);
+	amdgpu_ualink_export_fini(dev);
+	destroy_workqueue(dev->wq);
+	amdgpu_ualink_window_fini(&dev->window);
+	mutex_destroy(&dev->revoke_lock);
+	mutex_destroy(&dev->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
+
+/**
+ * amdgpu_ualink_dev_print - print an accelerator's UALink state
+ * @dev: the state
+ * @p: where to print, e.g. a debugfs file
+ */
+void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
+			     struct drm_printer *p)
+{
+	u64 allocated;
+	unsigned int ranges;
+
+	amdgpu_ualink_window_usage(&dev->window, &allocated, &ranges);
+	mutex_lock(&dev->lock);
+	drm_printf(p, "accelerator %u: exports %u grants %u pins %u imports %u\n",
+		   dev->id, dev->num_exports, dev->num_grants, dev->num_pins,
+		   dev->num_imports);
+	mutex_unlock(&dev->lock);
+	drm_printf(p, "npa window: %llu bytes in %u ranges\n", allocated, ranges);
+	amdgpu_ualink_mbox_print(dev->mbox, p);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_print);

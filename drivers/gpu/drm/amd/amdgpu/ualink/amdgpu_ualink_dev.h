@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * One accelerator's UALink state in the core: its mailbox, NPA window and
+ * page tables, the memory it exports and the memory it imports. See
+ * amdgpu_ualink_export.c and amdgpu_ualink_import.c.
+ */
+#ifndef __AMDGPU_UALINK_DEV_H__
+#define __AMDGPU_UALINK_DEV_H__
+
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/rhashtable-types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "amdgpu_ualink_mbox.h"
+#include "amdgpu_ualink_pt.h"
+#include "amdgpu_ualink_window.h"
+
+struct drm_printer;
+
+/**
+ * struct amdgpu_ualink_dev_ops - what the core needs of the driver's buffers
+ *
+ * Buffers are opaque to the core (``void *obj``). All callbacks may sleep.
+ * @get, @pin, @unpin, @cursor and (sometimes) @member are called with
+ * &amdgpu_ualink_dev.lock held, @shootdown and @revoke without it. None may
+ * import, export or destroy an export: they run on the mailbox's worker.
+ */
+struct amdgpu_ualink_dev_ops {
+	/**
+	 * @get: take a reference on exported @obj for a caller of
+	 * amdgpu_ualink_export_lookup(); false if it is going away
+	 */
+	bool (*get)(void *priv, void *obj);
+	/** @pin: keep exported @obj resident in device memory; 0 or -errno */
+	int (*pin)(void *priv, void *obj);
+	/** @unpin: undo @pin */
+	void (*unpin)(void *priv, void *obj);
+	/** @cursor: start @cur at the first chunk of pinned @obj's memory */
+	void (*cursor)(void *priv, void *obj, struct amdgpu_ualink_pt_cursor *cur);
+	/** @member: is @peer an active member of our virtual pod? */
+	bool (*member)(void *priv, u16 peer);
+	/**
+	 * @shootdown: @importer must forget every translation of the range
+	 * @npa, @size of our window it may cache; returns once it has. Must
+	 * not depend on this node's mailbox worker.
+	 */
+	void (*shootdown)(void *priv, u16 importer, u64 npa, u64 size);
+	/**
+	 * @revoke: the exporter withdrew the memory behind imported @obj:
+	 * turn it dead (invalidate its GPU mappings and attachments). Called
+	 * under &amdgpu_ualink_dev.revoke_lock, which
+	 * amdgpu_ualink_import_set_obj() takes too, so @obj is valid until
+	 * the driver detached it from its import.
+	 */
+	void (*revoke)(void *priv, void *obj);
+};
+
+/**
+ * struct amdgpu_ualink_dev - one accelerator's UALink state
+ */
+struct amdgpu_ualink_dev {
+	/** @id: our accelerator ID */
+	u16 id;
+	/** @ops: the driver's callbacks */
+	const struct amdgpu_ualink_dev_ops *ops;
+	/** @priv: passed to @ops */
+	void *priv;
+	/** @mbox: our mailbox, created by amdgpu_ualink_dev_init() */
+	struct amdgpu_ualink_mbox *mbox;
+	/** @pt: our NPA page tables, set up by the driver */
+	struct amdgpu_ualink_pt *pt;
+	/** @window: allocator of our NPA window */
+	struct amdgpu_ualink_window window;
+	/** @wq: releases of imports, which wait for the exporter */
+	struct workqueue_struct *wq;
+	/** @gone: woken when an import leaves @imports */
+	wait_queue_head_t gone;
+	/** @unlisted: imports that left @imports so far, under @lock */
+	unsigned long unlisted;
+	/** @revoke_lock: serialises the revoke callback and import buffers */
+	struct mutex revoke_lock;
+	/**
+	 * @lock: protects @exports, @imports, every export's grants, every
+	 * import's state, and the counters below
+	 */
+	struct mutex lock;
+	/** @exports: &struct amdgpu_ualink_export by handle */
+	struct rhashtable exports;
+	/** @export_list: the same exports, to walk */
+	struct list_head export_list;
+	/** @imports: &struct amdgpu_ualink_import by handle */
+	struct rhashtable imports;
+	/** @num_exports: live exports */
+	unsigned int num_exports;
+	/** @num_grants: ranges granted to importers, over all exports */
+	unsigned int num_grants;
+	/** @num_pins: exports pinned because they have importers */
+	unsigned int num_pins;
+	/** @num_imports: imports alive, in any state */
+	unsigned int num_imports;
+};
+
+/**
+ * enum amdgpu_ualink_import_state - what an import is
+ * @AMDGPU_UALINK_IMPORT_PENDING: NPA_REQ in flight, or answered and not
+ *	yet looked at
+ * @AMDGPU_UALINK_IMPORT_READY: the exporter granted a range
+ * @AMDGPU_UALINK_IMPORT_FAILED: the request failed; out of the table
+ * @AMDGPU_UALINK_IMPORT_DEAD: revoked, or its exporter reset or went
+ *	offline; out of the table
+ * @AMDGPU_UALINK_IMPORT_RELEASING: the last reference went and the range is
+ *	being given back; in the table until the exporter answered
+ */
+enum amdgpu_ualink_import_state {
+	AMDGPU_UALINK_IMPORT_PENDING,
+	AMDGPU_UALINK_IMPORT_READY,
+	AMDGPU_UALINK_IMPORT_FAILED,
+	AMDGPU_UALINK_IMPORT_DEAD,
+	AMDGPU_UALINK_IMPORT_RELEASING,
+};
+
+/**
+ * struct amdgpu_ualink_import - memory of another accelerator, imported
+ *
+ * Reference-counted; the device's table holds it weakly, so a second import
+ * of a live handle finds it and one whose last reference went does not.
+ */
+struct amdgpu_ualink_import {
+	/** @handle: the 128-bit handle */
+	u64 handle[2];
+	/** @npa: first address of the granted range, when READY */
+	u64 npa;
+	/** @size: its size */
+	u64 size;
+	/** @state: &enum amdgpu_ualink_import_state, under the device lock */
+	enum amdgpu_ualink_import_state state;
+	/** @obj: the driver's buffer for it, see amdgpu_ualink_import_set_obj() */
+	void *obj;
+
+	/* private: */
+	struct rhash_head node;
+	struct amdgpu_ualink_dev *dev;
+	struct kref ref;
+	bool in_table;
+	bool revoked;
+	int error;
+	struct amdgpu_ualink_req req;
+	struct amdgpu_ualink_req release_req;
+	struct work_struct release;
+};
+
+/* amdgpu_ualink_import_get() found our own handle */
+#define AMDGPU_UALINK_IMPORT_LOCAL	1
+
+int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
+			   const struct amdgpu_ualink_dev_ops *ops, void *priv,
+			   const struct amdgpu_ualink_mbox_ops *mbox_ops,
+			   void *mbox_priv, struct amdgpu_ualink_pt *pt);
+void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
+			     struct drm_printer *p);
+
+int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
+				u64 size, void **slot, u64 handle[2]);
+void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot);
+void *amdgpu_ualink_export_lookup(struct amdgpu_ualink_dev *dev,
+				  const u64 handle[2]);
+
+int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
+			       const u64 handle[2],
+			       struct amdgpu_ualink_import **out);
+int amdgpu_ualink_import_finish(struct amdgpu_ualink_import *imp);
+int amdgpu_ualink_import_get(struct amdgpu_ualink_dev *dev,
+			     const u64 handle[2],
+			     struct amdgpu_ualink_import **out);
+void amdgpu_ualink_import_set_obj(struct amdgpu_ualink_import *imp, void *obj);
+void amdgpu_ualink_import_put(struct amdgpu_ualink_import *imp);
+struct amdgpu_ualink_import *amdgpu_ualink_import_ref(struct amdgpu_ualink_import *imp);
+
+/* for the mailbox handlers, amdgpu_ualink_dev.c */
+void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
+				  const struct amdgpu_ualink_msg *req,
+				  struct amdgpu_ualink_msg *rsp);
+void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer);
+void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
+				 const struct amdgpu_ualink_msg *req);
+void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer);
+int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev);
+int amdgpu_ualink_import_init(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_import_fini(struct amdgpu_ualink_dev *dev);
+
+#endif /* __AMDGPU_UALINK_DEV_H__ */

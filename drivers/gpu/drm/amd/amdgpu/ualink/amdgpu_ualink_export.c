@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/export.h>
+#include <linux/random.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+#include <linux/wait_bit.h>
+
+#include "amdgpu_ualink_dev.h"
+#include "amdgpu_ualink_npa.h"
+
+/**
+ * DOC: Export
+ *
+ * amdgpu_ualink_export_create() gives a buffer a 128-bit handle: our
+ * accelerator ID in the low 10 bits, the other 118 bits from the kernel's
+ * CSPRNG, never 0 and unique among our live exports. The driver keeps the
+ * export in a slot of its buffer, so the same buffer always yields the same
+ * handle, also under concurrent calls (the device lock serialises them).
+ *
+ * An importer's NPA_REQ must present all 128 bits and come from an active
+ * member of our virtual pod; anything else gets NPA_FAIL "invalid handle",
+ * the same answer for both, so that no one learns which handles exist. The
+ * first importer pins the buffer, each gets its own range of our NPA window
+ * mapped onto the buffer's pages, and memory per export grows with its
+ * importers (a list of grants), not with the pod. A second NPA_REQ from an
+ * importer that holds a grant already gets the same range again.
+ *
+ * An importer's NPA_RELEASE, or the end of its connection, drops its grant:
+ * the range is unmapped, the importer's cached translations shot down, the
+ * table pages freed after that, and the buffer unpinned once the last grant
+ * is undone (not merely unlinked).
+ *
+ * amdgpu_ualink_export_destroy() ends an export: no new importer finds it,
+ * every importer is sent NPA_REVOKE and answers with NPA_RELEASE once its
+ * buffer is dead (or its connection ends, or the request times out); then
+ * every range is dropped as above.
+ */
+
+struct amdgpu_ualink_export {
+	struct rhash_head node;
+	/* in amdgpu_ualink_dev.export_list */
+	struct list_head link;
+	u64 handle[2];
+	void *obj;
+	u64 size;
+	/* the table's reference, and one per grant being dropped */
+	struct kref ref;
+	/* the rest under the device lock */
+	struct list_head grants;
+	/* grants linked, or unlinked and not yet undone: the pin stays */
+	unsigned int nr_grants;
+	bool pinned;
+};
+
+struct amdgpu_ualink_grant {
+	struct list_head link;
+	struct amdgpu_ualink_export *exp;
+	u16 peer;
+	bool revoking;
+	struct amdgpu_ualink_npa_range range;
+	struct amdgpu_ualink_req revoke;
+};
+
+static const struct rhashtable_params export_params = {
+	.key_len = sizeof_field(struct amdgpu_ualink_export, handle),
+	.key_offset = offsetof(struct amdgpu_ualink_export, handle),
+	.head_offset = offsetof(struct amdgpu_ualink_export, node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * amdgpu_ualink_export_init - set up the table of exports
+ * @dev: the device
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
+{
+	INIT_LIST_HEAD(&dev->export_list);
+	return rhashtable_init(&dev->exports, &export_params);
+}
+
+/**
+ * amdgpu_ualink_export_fini - free the table of exports
+ * @dev: the device; every export destroyed
+ */
+void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev)
+{
+	WARN_ON(dev->num_exports);
+	rhashtable_destroy(&dev->exports);
+}
+
+static struct amdgpu_ualink_export *export_find(struct amdgpu_ualink_dev *dev,
+						const u64 handle[2])
+{
+	lockdep_assert_held(&dev->lock);
+
+	return rhashtable_lookup_fast(&dev->exports, handle, export_params);
+}
+
+static void export_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct amdgpu_ualink_export, ref));
+}
+
+/**
+ * amdgpu_ualink_export_create - give a buffer a UALink handle
+ * @dev: the exporting device
+ * @obj: the buffer, which the driver keeps alive until
+ *	 amdgpu_ualink_export_destroy()
+ * @size: its size, a non-zero multiple of 4 KiB
+ * @slot: the driver's place in @obj for the export, NULL while it has none
+ * @handle: the handle, set on success
+ *
+ * Context: not with @obj reserved (pinning for importers reserves it), not
+ * from the mailbox's callbacks.
+ * Returns: 0; -EINVAL for a bad size; -ENOMEM; an error of the handle
+ * table (-EBUSY, -E2BIG) when it cannot grow.
+ */
+int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
+				u64 size, void **slot, u64 handle[2])
+{
+	struct amdgpu_ualink_export *exp;
+	int ret = 0;
+
+	if (!size || !IS_ALIGNED(size, AMDGPU_UALINK_NPA_PAGE_SIZE))
+		return -EINVAL;
+
+	mutex_lock(&dev->lock);
+	exp = *slot;
+	if (exp)
+		goto out;
+
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	if (!exp) {
+		ret = -ENOMEM;
+		goto unlock;
+	}
+	exp->obj = obj;
+	exp->size = size;
+	kref_init(&exp->ref);
+	INIT_LIST_HEAD(&exp->grants);
+	do {	/* 118 random bits: a repeat is all but impossible */
+		exp->handle[0] = (get_random_u64() &
+				  ~(u64)(AMDGPU_UALINK_MAX_ACCELS - 1)) | dev->id;
+		exp->handle[1] = get_random_u64();
+	} while ((!exp->handle[0] && !exp->handle[1]) ||
+		 export_find(dev, exp->handle));
+	ret = rhashtable_insert_fast(&dev->exports, &exp->node, export_params);
+	if (ret) {
+		kfree(exp);
+		goto unlock;
+	}
+	list_add_tail(&exp->link, &dev->export_list);
+	dev->num_exports++;
+	*slot = exp;
+out:
+	handle[0] = exp->handle[0];
+	handle[1] = exp->handle[1];
+unlock:
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_create);
+
+/**
+ * amdgpu_ualink_export_lookup - find the buffer behind one of our handles
+ * @dev: the device
+ * @handle: a handle of ours
+ *
+ * For importing our own handle, which gives our own buffer back.
+ * Returns: the buffer with a reference taken by &amdgpu_ualink_dev_ops.get,
+ * or NULL when no live export has @handle (or its buffer is going away).
+ */
+void *amdgpu_ualink_export_lookup(struct amdgpu_ualink_dev *dev,
+				  const u64 handle[2])
+{
+	struct amdgpu_ualink_export *exp;
+	void *obj = NULL;
+
+	mutex_lock(&dev->lock);
+	exp = export_find(dev, handle);
+	if (exp && dev->ops->get(dev->priv, exp->obj))
+		obj = exp->obj;
+	mutex_unlock(&dev->lock);
+	return obj;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_lookup);
+
+static u64 window_offset(struct amdgpu_ualink_dev *dev, u64 npa)
+{
+	return npa - amdgpu_ualink_npa_build(dev->id, 0);
+}
+
+/*
+ * Take a grant out of its export; it is then private to the caller, and
+ * still counted (and the buffer pinned) until grant_undo().
+ */
+static void grant_unlink(struct amdgpu_ualink_dev *dev,
+			 struct amdgpu_ualink_grant *grant)
+{
+	lockdep_assert_held(&dev->lock);
+
+	list_del_init(&grant->link);
+	kref_get(&grant->exp->ref);
+}
+
+static void export_unpin_idle(struct amdgpu_ualink_dev *dev,
+			      struct amdgpu_ualink_export *exp)
+{
+	lockdep_assert_held(&dev->lock);
+
+	if (exp->pinned && !exp->nr_grants) {
+		dev->ops->unpin(dev->priv, exp->obj);
+		exp->pinned = false;
+		dev->num_pins--;
+	}
+}
+
+/*
+ * Undo an unlinked grant: unmap, make the importer forget its translations,
+ * and only then free the table pages, the range, and with the last grant
+ * the pin.
+ */
+static void grant_undo(struct amdgpu_ualink_dev *dev,
+		       struct amdgpu_ualink_grant *grant)
+{
+	struct amdgpu_ualink_export *exp = grant->exp;
+	u64 npa = grant->range.node.start, size = grant->range.node.size;
+	struct amdgpu_ualink_pt_unmap unmap;
+
+	if (!amdgpu_ualink_pt_unmap(dev->pt, window_offset(dev, npa), size, &unmap)) {
+		if (dev->ops->shootdown)
+			dev->ops->shootdown(dev->priv, grant->peer, npa, size);
+		amdgpu_ualink_pt_unmap_done(dev->pt, &unmap);
+	}
+	amdgpu_ualink_window_free(&dev->window, &grant->range);
+	kfree(grant);
+
+	mutex_lock(&dev->lock);
+	exp->nr_grants--;
+	dev->num_grants--;
+	export_unpin_idle(dev, exp);
+	mutex_unlock(&dev->lock);
+	wake_up_var(&exp->nr_grants);
+	kref_put(&exp->ref, export_free);
+}
+
+static struct amdgpu_ualink_grant *grant_find(struct amdgpu_ualink_export *exp,
+					      u16 peer)
+{
+	struct amdgpu_ualink_grant *grant;
+
+	list_for_each_entry(grant, &exp->grants, link)
+		if (grant->peer == peer)
+			return grant;
+	return NULL;
+}
+
+/* NPA_REQ: authorise, pin once, map a range for @peer. */
+static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
+			 const struct amdgpu_ualink_msg *req,
+			 struct amdgpu_ualink_msg *rsp)
+{
+	struct amdgpu_ualink_pt_cursor cur;
+	struct amdgpu_ualink_export *exp;
+	struct amdgpu_ualink_grant *grant;
+	int ret;
+
+	mutex_lock(&dev->lock);
+	exp = export_find(dev, req->handle);
+	if (!exp || !dev->ops->member(dev->priv, peer))
+		goto unlock;	/* the default answer: invalid handle */
+
+	grant = grant_find(exp, peer);
+	if (grant)
+		goto granted;
+
+	rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
+	grant = kzalloc(sizeof(*grant), GFP_KERNEL);
+	if (!grant)
+		goto unlock;
+	grant->exp = exp;
+	grant->peer = peer;
+	if (!exp->pinned) {
+		if (dev->ops->pin(dev->priv, exp->obj))
+			goto free;
+		exp->pinned = true;
+		dev->num_pins++;
+	}
+	ret = amdgpu_ualink_window_alloc(&dev->window, exp->size, &grant->range);
+	if (ret) {
+		if (ret == -ENOSPC)
+			rsp->reason = AMDGPU_UALINK_FAIL_NO_SPACE;
+		goto unpin;
+	}
+	dev->ops->cursor(dev->priv, exp->obj, &cur);
+	if (amdgpu_ualink_pt_map(dev->pt, window_offset(dev, grant->range.node.start),
+				 exp->size, &cur))
+		goto free_range;
+	list_add_tail(&grant->link, &exp->grants);
+	exp->nr_grants++;
+	dev->num_grants++;
+granted:
+	rsp->type = AMDGPU_UALINK_MSG_NPA_RSP;
+	rsp->reason = 0;
+	rsp->npa = grant->range.node.start;
+	rsp->size = grant->range.node.size;
+	goto unlock;
+
+free_range:
+	amdgpu_ualink_window_free(&dev->window, &grant->range);
+unpin:
+	export_unpin_idle(dev, exp);
+free:
+	kfree(grant);
+unlock:
+	mutex_unlock(&dev->lock);
+}
+
+/* NPA_RELEASE from @peer: it no longer uses its range. */
+static void export_release(struct amdgpu_ualink_dev *dev, u16 peer,
+			   const struct amdgpu_ualink_msg *req)
+{
+	struct amdgpu_ualink_export *exp;
+	struct amdgpu_ualink_grant *grant = NULL;
+
+	mutex_lock(&dev->lock);
+	exp = export_find(dev, req->handle);
+	if (exp)
+		grant = grant_find(exp, peer);
+	if (grant && (grant->range.node.start != req->npa ||
+		      grant->range.node.size != req->size))
+		grant = NULL;
+	if (grant)
+		grant_unlink(dev, grant);
+	mutex_unlock(&dev->lock);
+	if (grant)
+		grant_undo(dev, grant);
+}
+
+/**
+ * amdgpu_ualink_export_request - answer an importer's request
+ * @dev: the exporting device
+ * @peer: the importer
+ * @req: NPA_REQ, or NPA_RELEASE
+ * @rsp: the default answer, to complete
+ */
+void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
+				  const struct amdgpu_ualink_msg *req,
+				  struct amdgpu_ualink_msg *rsp)
+{
+	if (req->type == AMDGPU_UALINK_MSG_NPA_REQ)
+		export_grant(dev, peer, req, rsp);
+	else if (req->type == AMDGPU_UALINK_MSG_NPA_RELEASE)
+		export_release(dev, peer, req);
+}
+
+/**
+ * amdgpu_ualink_export_peer_gone - drop every grant of a peer
+ * @dev: the exporting device
+ * @peer: the importer whose connection ended
+ */
+void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
+{
+	struct amdgpu_ualink_grant *grant, *next;
+	struct amdgpu_ualink_export *exp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&dev->lock);
+	list_for_each_entry(exp, &dev->export_list, link) {
+		grant = grant_find(exp, peer);
+		if (grant) {
+			grant_unlink(dev, grant);
+			list_add_tail(&grant->link, &gone);
+		}
+	}
+	mutex_unlock(&dev->lock);
+	list_for_each_entry_safe(grant, next, &gone, link) {
+		list_del(&grant->link);
+		grant_undo(dev, grant);
+	}
+}
+
+/**
+ * amdgpu_ualink_export_destroy - end an export
+ * @dev: the exporting device
+ * @slot: the driver's place for the export in the buffer; emptied
+ *
+ * Called when the buffer's last GEM handle goes. Every importer is asked to
+ * drop the memory (NPA_REVOKE) and the answers are awaited, each bounded by
+ * the mailbox timeout and not cut short by signals (this runs at process
+ * exit too); then every range is unmapped, shot down and freed, and the
+ * buffer unpinned. When this returns, the core no longer touches the
+ * buffer. Nothing if the buffer was never exported.
+ *
+ * Context: process context, not with the buffer reserved, not from the
+ * mailbox's callbacks; sleeps up to the mailbox timeout.
+ */
+void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
+{
+	struct amdgpu_ualink_grant *grant, *next;
+	struct amdgpu_ualink_export *exp;
+	LIST_HEAD(gone);
+
+	mutex_lock(&dev->lock);
+	exp = *slot;
+	*slot = NULL;
+	if (!exp) {
+		mutex_unlock(&dev->lock);
+		return;
+	}
+	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
+	list_del(&exp->link);
+	dev->num_exports--;
+	list_for_each_entry_safe(grant, next, &exp->grants, link) {
+		grant_unlink(dev, grant);
+		list_add_tail(&grant->link, &gone);
+	}
+	mutex_unlock(&dev->lock);
+
+	/* every revocation on the wire before the first wait */
+	list_for_each_entry(grant, &gone, link) {
+		struct amdgpu_ualink_msg *m = &grant->revoke.msg;
+
+		m->type = AMDGPU_UALINK_MSG_NPA_REVOKE;
+		m->handle[0] = exp->handle[0];
+		m->handle[1] = exp->handle[1];
+		m->npa = grant->range.node.start;
+		m->size = grant->range.node.size;
+		grant->revoking = !amdgpu_ualink_mbox_submit(dev->mbox, grant->peer,
+							     &grant->revoke);
+	}
+	list_for_each_entry_safe(grant, next, &gone, link) {
+		/* whatever the answer, or none: the range goes */
+		if (grant->revoking)
+			wait_for_completion(&grant->revoke.done);
+		list_del(&grant->link);
+		grant_undo(dev, grant);
+	}
+	/* grants the worker is dropping meanwhile (a release, a lost peer) */
+	wait_var_event(&exp->nr_grants, !READ_ONCE(exp->nr_grants));
+	kref_put(&exp->ref, export_free);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_destroy);

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/export.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
+
+#include "amdgpu_ualink_dev.h"
+#include "amdgpu_ualink_npa.h"
+
+/**
+ * DOC: Import
+ *
+ * amdgpu_ualink_import_get() turns a handle into a reference to a
+ * &struct amdgpu_ualink_import. A handle of ours gives back our own buffer
+ * (%AMDGPU_UALINK_IMPORT_LOCAL); one whose accelerator is not an active
+ * member of our virtual pod fails with -EACCES before anything is sent.
+ *
+ * The device's table maps handles to imports and holds them weakly: it
+ * never keeps one alive. A second import of a live handle gets the same
+ * import, and concurrent imports of one handle all wait for the single
+ * NPA_REQ in flight and get its result. A waiter interrupted by a signal
+ * returns -ERESTARTSYS and leaves the request to the others; if none is
+ * left, the release below still gives a granted range back.
+ *
+ * The exporter's answer makes the import READY, with the granted range,
+ * or FAILED: -ENOENT for an unknown or unauthorised handle, -ENOSPC when
+ * the exporter's window is full, -EIO for any other refusal, -ETIMEDOUT
+ * when the exporter stays silent, -ENOLINK when its connection ended.
+ *
+ * When the last reference goes, a READY import (or a PENDING one whose
+ * request turns out granted) becomes RELEASING and sends NPA_RELEASE
+ * unasked from the device's workqueue; it leaves the table only once the
+ * exporter answered or the request failed. An import of the same handle
+ * meanwhile waits for that, and revocations leave a releasing import alone,
+ * so a release never takes a new grant away.
+ *
+ * The exporter's NPA_REVOKE, or the end of its connection, makes an import
+ * DEAD: it leaves the table (a later import of the handle asks anew), the
+ * driver's revoke callback kills its buffer, and NPA_RELEASE answers the
+ * revocation. A revocation that overtakes the grant it revokes (the answer
+ * was queued behind it, or lost and answered again from the exporter's
+ * cache) marks the import, which then fails with -ENOENT. The revoke
+ * callback and amdgpu_ualink_import_set_obj() are serialised, so the driver
+ * can free its buffer once it detached it.
+ */
+
+static const struct rhashtable_params import_params = {
+	.key_len = sizeof_field(struct amdgpu_ualink_import, handle),
+	.key_offset = offsetof(struct amdgpu_ualink_import, handle),
+	.head_offset = offsetof(struct amdgpu_ualink_import, node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * amdgpu_ualink_import_init - set up the table of imports
+ * @dev: the device
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+int amdgpu_ualink_import_init(struct amdgpu_ualink_dev *dev)
+{
+	return rhashtable_init(&dev->imports, &import_params);
+}
+
+/**
+ * amdgpu_ualink_import_fini - free the table of imports
+ * @dev: the device; every import put and released
+ */
+void amdgpu_ualink_import_fini(struct amdgpu_ualink_dev *dev)
+{
+	WARN_ON(dev->num_imports);
+	rhashtable_destroy(&dev->imports);
+}
+
+static void import_unlist(struct amdgpu_ualink_dev *dev,
+			  struct amdgpu_ualink_import *imp)
+{
+	lockdep_assert_held(&dev->lock);
+
+	if (!imp->in_table)
+		return;
+	rhashtable_remove_fast(&dev->imports, &imp->node, import_params);
+	imp->in_table = false;
+	dev->unlisted++;
+	wake_up_all(&dev->gone);
+}
+
+static int fail_errno(u32 reason)
+{
+	switch (reason) {
+	case AMDGPU_UALINK_FAIL_INVALID_HANDLE:
+		return -ENOENT;
+	case AMDGPU_UALINK_FAIL_NO_SPACE:
+		return -ENOSPC;
+	default:
+		return -EIO;
+	}
+}
+
+/* The request finished: take its result, once. Device lock held. */
+static void import_settle(struct amdgpu_ualink_dev *dev,
+			  struct amdgpu_ualink_import *imp)
+{
+	const struct amdgpu_ualink_msg *rsp = &imp->req.rsp;
+
+	lockdep_assert_held(&dev->lock);
+
+	if (imp->state != AMDGPU_UALINK_IMPORT_PENDING ||
+	    !completion_done(&imp->req.done))
+		return;
+	if (!imp->req.status && rsp->type == AMDGPU_UALINK_MSG_NPA_RSP &&
+	    !imp->revoked) {
+		imp->npa = rsp->npa;
+		imp->size = rsp->size;
+		imp->state = AMDGPU_UALINK_IMPORT_READY;
+		return;
+	}
+	/* a revocation that overtook the grant: the export is gone */
+	imp->error = imp->revoked ? -ENOENT :
+		     imp->req.status ?: fail_errno(rsp->reason);
+	imp->state = AMDGPU_UALINK_IMPORT_FAILED;
+	import_unlist(dev, imp);
+}
+
+static void import_release_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_import *imp =
+		container_of(work, struct amdgpu_ualink_import, release);
+	struct amdgpu_ualink_dev *dev = imp->dev;
+	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+	struct amdgpu_ualink_req *req = &imp->release_req;
+	bool release;
+
+	/* a request nobody waited for: its answer decides (bounded) */
+	wait_for_completion(&imp->req.done);
+	mutex_lock(&dev->lock);
+	import_settle(dev, imp);
+	release = imp->state == AMDGPU_UALINK_IMPORT_READY;
+	if (release)	/* revocations leave it alone from here on */
+		imp->state = AMDGPU_UALINK_IMPORT_RELEASING;
+	mutex_unlock(&dev->lock);
+
+	if (release) {
+		req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
+		req->msg.handle[0] = imp->handle[0];
+		req->msg.handle[1] = imp->handle[1];
+		req->msg.npa = imp->npa;
+		req->msg.size = imp->size;
+		if (!amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
+			wait_for_completion(&req->done);
+	}
+
+	mutex_lock(&dev->lock);
+	import_unlist(dev, imp);
+	dev->num_imports--;
+	mutex_unlock(&dev->lock);
+	kfree(imp);
+}
+
+static void import_last_put(struct kref *ref)
+{
+	struct amdgpu_ualink_import *imp =
+		container_of(ref, struct amdgpu_ualink_import, ref);
+
+	queue_work(imp->dev->wq, &imp->release);
+}
+
+/**
+ * amdgpu_ualink_import_put - drop a reference to an import
+ * @imp: the import, or NULL
+ *
+ * The last one gives the exporter its range back, asynchronously.
+ */
+void amdgpu_ualink_import_put(struct amdgpu_ualink_import *imp)
+{
+	if (imp)
+		kref_put(&imp->ref, import_last_put);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_put);
+
+/**
+ * amdgpu_ualink_import_ref - take another reference to an import
+ * @imp: an import the caller holds a reference to
+ *
+ * Returns: @imp.
+ */
+struct amdgpu_ualink_import *amdgpu_ualink_import_ref(struct amdgpu_ualink_import *imp)
+{
+	kref_get(&imp->ref);
+	return imp;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_ref);
+
+/**
+ * amdgpu_ualink_import_set_obj - attach the driver's buffer to an import
+ * @imp: a READY or DEAD import the caller holds a reference to
+ * @obj: the driver's NPA buffer for it, which the revoke callback gets; or
+ *	 NULL to detach it, which the driver must do before freeing it
+ *
+ * Waits for a revoke callback in progress. If the import died before the
+ * buffer was attached, the buffer is revoked here.
+ *
+ * Context: process context, not with @obj reserved.
+ */
+void amdgpu_ualink_import_set_obj(struct amdgpu_ualink_import *imp, void *obj)
+{
+	struct amdgpu_ualink_dev *dev = imp->dev;
+	bool dead;
+
+	mutex_lock(&dev->revoke_lock);
+	mutex_lock(&dev->lock);
+	imp->obj = obj;
+	dead = imp->state == AMDGPU_UALINK_IMPORT_DEAD;
+	mutex_unlock(&dev->lock);
+	if (dead && obj)
+		dev->ops->revoke(dev->priv, obj);
+	mutex_unlock(&dev->revoke_lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_set_obj);
+
+static struct amdgpu_ualink_import *import_new(struct amdgpu_ualink_dev *dev,
+					       const u64 handle[2])
+{
+	struct amdgpu_ualink_import *imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+
+	if (!imp)
+		return NULL;
+	imp->dev = dev;
+	imp->handle[0] = handle[0];
+	imp->handle[1] = handle[1];
+	kref_init(&imp->ref);
+	INIT_WORK(&imp->release, import_release_work);
+	/* a submission that fails completes it without the mailbox */
+	init_completion(&imp->req.done);
+	imp->req.msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
+	imp->req.msg.handle[0] = handle[0];
+	imp->req.msg.handle[1] = handle[1];
+	return imp;
+}
+
+/**
+ * amdgpu_ualink_import_start - start importing the memory behind a handle
+ * @dev: the importing device
+ * @handle: the handle
+ * @out: the import, with a reference, when 0 is returned; pass it to
+ *	 amdgpu_ualink_import_finish()
+ *
+ * Puts the NPA_REQ on the wire, or joins the one in flight, without
+ * waiting for the answer, so that a batch of imports costs one round trip.
+ *
+ * Returns: 0; %AMDGPU_UALINK_IMPORT_LOCAL for a handle of ours (see
+ * amdgpu_ualink_export_lookup()); -EINVAL for a zero handle; -EACCES when
+ * its accelerator is not in our virtual pod; -ENOMEM; -ERESTARTSYS when
+ * interrupted waiting for a previous import of the handle to be released.
+ */
+int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
+			       const u64 handle[2],
+			       struct amdgpu_ualink_import **out)
+{
+	u16 exporter = handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+	struct amdgpu_ualink_import *imp, *fresh = NULL;
+	int ret;
+
+	if (!handle[0] && !handle[1])
+		return -EINVAL;
+	if (exporter == dev->id)
+		return AMDGPU_UALINK_IMPORT_LOCAL;
+	if (!dev->ops->member(dev->priv, exporter))
+		return -EACCES;
+
+again:
+	mutex_lock(&dev->lock);
+	imp = rhashtable_lookup_fast(&dev->imports, handle, import_params);
+	if (imp && !kref_get_unless_zero(&imp->ref)) {
+		/* its release is on the way: wait until an import leaves */
+		unsigned long unlisted = dev->unlisted;
+
+		mutex_unlock(&dev->lock);
+		ret = wait_event_interruptible(dev->gone,
+					       READ_ONCE(dev->unlisted) != unlisted);
+		if (ret) {
+			kfree(fresh);
+			return ret;
+		}
+		goto again;
+	}
+	if (!imp) {
+		if (!fresh) {
+			mutex_unlock(&dev->lock);
+			fresh = import_new(dev, handle);
+			if (!fresh)
+				return -ENOMEM;
+			goto again;
+		}
+		imp = fresh;
+		fresh = NULL;
+		ret = rhashtable_insert_fast(&dev->imports, &imp->node, import_params);
+		if (ret) {
+			mutex_unlock(&dev->lock);
+			kfree(imp);
+			return ret;
+		}
+		imp->in_table = true;
+		dev->num_imports++;
+		ret = amdgpu_ualink_mbox_submit(dev->mbox, exporter, &imp->req);
+		if (ret) {	/* settled as failed by whoever looks */
+			imp->req.status = ret;
+			complete_all(&imp->req.done);
+		}
+	}
+	mutex_unlock(&dev->lock);
+	kfree(fresh);
+	*out = imp;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_start);
+
+/**
+ * amdgpu_ualink_import_finish - wait for an import started before
+ * @imp: the import from amdgpu_ualink_import_start(); its reference is
+ *	 dropped unless 0 is returned
+ *
+ * Waits, interruptibly, for the exporter's answer, at most the mailbox
+ * timeout.
+ *
+ * Returns: 0 when the range is granted; -ENOENT (unknown handle, or the
+ * export went meanwhile), -ENOSPC, -EIO, -ETIMEDOUT, -ENOLINK (the
+ * exporter's connection ended) as the exporter answered or not;
+ * -ESHUTDOWN, -ENOMEM from the mailbox; -ERESTARTSYS when interrupted.
+ */
+int amdgpu_ualink_import_finish(struct amdgpu_ualink_import *imp)
+{
+	struct amdgpu_ualink_dev *dev = imp->dev;
+	int ret;
+
+	if (wait_for_completion_interruptible(&imp->req.done)) {
+		amdgpu_ualink_import_put(imp);
+		return -ERESTARTSYS;
+	}
+	mutex_lock(&dev->lock);
+	import_settle(dev, imp);
+	switch (imp->state) {
+	case AMDGPU_UALINK_IMPORT_READY:
+		ret = 0;
+		break;
+	default:	/* FAILED, DEAD */
+		ret = imp->error;
+		break;
+	}
+	mutex_unlock(&dev->lock);
+	if (ret)
+		amdgpu_ualink_import_put(imp);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_finish);
+
+/**
+ * amdgpu_ualink_import_get - import the memory behind a handle
+ * @dev: the importing device
+ * @handle: the handle
+ * @out: the import, with a reference, when 0 is returned
+ *
+ * amdgpu_ualink_import_start(), then amdgpu_ualink_import_finish().
+ *
+ * Returns: as those two.
+ */
+int amdgpu_ualink_import_get(struct amdgpu_ualink_dev *dev,
+			     const u64 handle[2],
+			     struct amdgpu_ualink_import **out)
+{
+	struct amdgpu_ualink_import *imp;
+	int ret;
+
+	ret = amdgpu_ualink_import_start(dev, handle, &imp);
+	if (ret)
+		return ret;
+	ret = amdgpu_ualink_import_finish(imp);
+	if (!ret)
+		*out = imp;
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_get);
+
+/*
+ * Make a READY import dead; a PENDING one is marked, so that the grant it
+ * waits for turns it dead. Device lock held. Returns the import with a
+ * reference when its buffer must be revoked: not one being released (no
+ * reference left), whose release answers for it.
+ */
+static struct amdgpu_ualink_import *import_kill(struct amdgpu_ualink_dev *dev,
+						struct amdgpu_ualink_import *imp,
+						int error)
+{
+	lockdep_assert_held(&dev->lock);
+
+	import_settle(dev, imp);
+	if (imp->state == AMDGPU_UALINK_IMPORT_PENDING) {
+		imp->revoked = true;
+		return NULL;
+	}
+	if (imp->state != AMDGPU_UALINK_IMPORT_READY ||
+	    !kref_get_unless_zero(&imp->ref))
+		return NULL;
+	imp->state = AMDGPU_UALINK_IMPORT_DEAD;
+	imp->error = error;
+	import_unlist(dev, imp);
+	return imp;
+}
+
+/* Revoke the buffer of a killed import, and drop the kill's reference. */
+static void import_revoke_obj(struct amdgpu_ualink_dev *dev,
+			      struct amdgpu_ualink_import *imp)
+{
+	mutex_lock(&dev->revoke_lock);
+	if (imp->obj)
+		dev->ops->revoke(dev->priv, imp->obj);
+	mutex_unlock(&dev->revoke_lock);
+	amdgpu_ualink_import_put(imp);
+}
+
+/**
+ * amdgpu_ualink_import_revoke - the exporter withdraws a range
+ * @dev: the importing device
+ * @peer: the exporter
+ * @req: its NPA_REVOKE, answered with NPA_RELEASE by the mailbox
+ *
+ * An import still waiting for its grant is marked instead: the revocation
+ * overtook the grant, which then fails the import with -ENOENT.
+ */
+void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
+				 const struct amdgpu_ualink_msg *req)
+{
+	struct amdgpu_ualink_import *imp, *dead = NULL;
+
+	mutex_lock(&dev->lock);
+	imp = rhashtable_lookup_fast(&dev->imports, req->handle, import_params);
+	if (imp && (imp->state == AMDGPU_UALINK_IMPORT_PENDING ||
+		    (imp->npa == req->npa && imp->size == req->size)))
+		dead = import_kill(dev, imp, -ENOENT);
+	mutex_unlock(&dev->lock);
+	if (dead)
+		import_revoke_obj(dev, dead);
+}
+
+/**
+ * amdgpu_ualink_import_peer_gone - kill every import from a peer
+ * @dev: the importing device
+ * @peer: the exporter whose connection ended
+ *
+ * Its requests in flight have failed already (-ENOLINK, or -ETIMEDOUT when
+ * it was lost).
+ */
+void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
+{
+	struct amdgpu_ualink_import *imp, *dead[16];
+	struct rhashtable_iter iter;
+	unsigned int n;
+
+	do {	/* the callbacks run unlocked, a few at a time */
+		n = 0;
+		mutex_lock(&dev->lock);
+		rhashtable_walk_enter(&dev->imports, &iter);
+		rhashtable_walk_start(&iter);
+		while (n < ARRAY_SIZE(dead) && (imp = rhashtable_walk_next(&iter))) {
+			if (IS_ERR(imp) ||
+			    (imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1)) != peer)
+				continue;
+			dead[n] = import_kill(dev, imp, -ENOLINK);
+			if (dead[n])
+				n++;
+		}
+		rhashtable_walk_stop(&iter);
+		rhashtable_walk_exit(&iter);
+		mutex_unlock(&dev->lock);
+		while (n)
+			import_revoke_obj(dev, dead[--n]);
+	} while (imp);
+}

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The UALink ioctl, shared by amdgpu and the emulated pod: argument checks
+ * and dispatch to the export/import engine. See amdgpu_ualink_ioctl.c.
+ */
+#ifndef __AMDGPU_UALINK_IOCTL_H__
+#define __AMDGPU_UALINK_IOCTL_H__
+
+#include <uapi/drm/amdgpu_ualink.h>
+
+#include "amdgpu_ualink_dev.h"
+
+struct drm_file;
+
+/**
+ * struct amdgpu_ualink_gem_ops - the driver's side of the ioctl
+ *
+ * Called without core locks held; each may sleep.
+ */
+struct amdgpu_ualink_gem_ops {
+	/** @info: fill in vpod_id, vpod_size and state */
+	void (*info)(void *priv, struct drm_amdgpu_ualink_info *info);
+	/**
+	 * @export_obj: the buffer of @gem_handle in @file, with a reference
+	 * dropped by @put, its size and its slot for the core's export.
+	 * Returns 0, -ENOENT for an unknown handle, -EPERM for a buffer that
+	 * cannot be exported.
+	 */
+	int (*export_obj)(void *priv, struct drm_file *file, u32 gem_handle,
+			  void **obj, u64 *size, void ***slot);
+	/** @put: drop the reference @export_obj took */
+	void (*put)(void *priv, void *obj);
+	/**
+	 * @import_fd: a dma-buf fd in @file for @imp, or for our own buffer
+	 * @local when @imp is NULL. Takes over the import's reference in all
+	 * cases. Returns the fd or a negative errno.
+	 */
+	int (*import_fd)(void *priv, struct drm_file *file,
+			 struct amdgpu_ualink_import *imp, void *local,
+			 u32 flags);
+	/**
+	 * @import_handle: a GEM handle of @file for @imp, or for @local when
+	 * @imp is NULL, in @gem_handle. Takes over the import's reference in
+	 * all cases. Returns 0 or a negative errno.
+	 */
+	int (*import_handle)(void *priv, struct drm_file *file,
+			     struct amdgpu_ualink_import *imp, void *local,
+			     u32 *gem_handle);
+};
+
+int amdgpu_ualink_ioctl_check(const struct drm_amdgpu_ualink *args);
+int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
+			const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
+			struct drm_file *file, struct drm_amdgpu_ualink *args);
+void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
+				const struct amdgpu_ualink_gem_ops *gops,
+				void *gpriv, struct drm_file *file,
+				struct drm_amdgpu_ualink_batch_entry *entries,
+				unsigned int count, u32 flags);
+
+#endif /* __AMDGPU_UALINK_IOCTL_H__ */

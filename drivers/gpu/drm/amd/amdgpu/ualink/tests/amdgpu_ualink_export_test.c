@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * KUnit tests for the export side (amdgpu_ualink_export.c) on an
+ * in-memory pod of whole devices: handles, grants, pins, the page tables
+ * behind a grant, releases, revocation and the end of a connection.
+ */
+
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+
+#include "amdgpu_ualink_test_pod.h"
+#include "../amdgpu_ualink_npa.h"
+
+#define A	3
+#define B	40
+#define C	513
+#define D	1000	/* another virtual pod */
+#define R	77	/* played by the test */
+
+static const u16 ids[] = { A, B, C, D, R };
+static const enum tpod_kind kinds[] = {
+	TPOD_DEV, TPOD_DEV, TPOD_DEV, TPOD_DEV, TPOD_RAW,
+};
+
+static struct tpod *pod_create(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
+
+	tpod_node(pod, D)->vpod = 1;
+	tpod_node(pod, R)->vpod = 2;
+	return pod;
+}
+
+static struct amdgpu_ualink_dev *dev(struct tpod *pod, u16 id)
+{
+	return tpod_node(pod, id)->dev;
+}
+
+static unsigned int grants(struct tpod *pod, u16 id)
+{
+	unsigned int n;
+
+	mutex_lock(&dev(pod, id)->lock);
+	n = dev(pod, id)->num_grants;
+	mutex_unlock(&dev(pod, id)->lock);
+	return n;
+}
+
+static struct amdgpu_ualink_mbox_stats *stats_of(struct tpod *pod, u16 id)
+{
+	struct amdgpu_ualink_mbox_stats *s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(pod->test, s);
+	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, s);
+	return s;
+}
+
+static void export(struct kunit *test, struct tpod *pod, u16 id, struct tobj *o,
+		   u64 handle[2])
+{
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_export_create(dev(pod, id), o, o->size,
+							  &o->slot, handle), 0);
+}
+
+/* Handles: our ID in the low bits, never zero, unique, stable per buffer. */
+static void export_handles(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *objs = kunit_kcalloc(test, 1000, sizeof(*objs), GFP_KERNEL);
+	u64 (*h)[2] = kunit_kcalloc(test, 1000, sizeof(*h), GFP_KERNEL);
+	u64 again[2];
+	unsigned int i, j;
+
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	for (i = 0; i < 1000; i++) {
+		objs[i].size = SZ_4K;
+		export(test, pod, A, &objs[i], h[i]);
+		KUNIT_EXPECT_EQ(test, h[i][0] & 0x3ff, A);
+		KUNIT_EXPECT_TRUE(test, h[i][0] >> 10 || h[i][1]);
+	}
+	for (i = 0; i < 1000; i++)
+		for (j = 0; j < i; j++)
+			KUNIT_EXPECT_FALSE(test, h[i][0] == h[j][0] && h[i][1] == h[j][1]);
+	/* the same buffer, the same handle */
+	export(test, pod, A, &objs[7], again);
+	KUNIT_EXPECT_EQ(test, again[0], h[7][0]);
+	KUNIT_EXPECT_EQ(test, again[1], h[7][1]);
+	KUNIT_EXPECT_EQ(test, dev(pod, A)->num_exports, 1000);
+	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(dev(pod, A), h[7]), &objs[7]);
+	again[1] ^= 1;
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_lookup(dev(pod, A), again));
+
+	for (i = 0; i < 1000; i++)
+		amdgpu_ualink_export_destroy(dev(pod, A), &objs[i].slot);
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_lookup(dev(pod, A), h[7]));
+	KUNIT_EXPECT_EQ(test, dev(pod, A)->num_exports, 0);
+	/* a buffer never exported, or destroyed twice: nothing */
+	amdgpu_ualink_export_destroy(dev(pod, A), &objs[0].slot);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_create(dev(pod, A), &objs[0], 0,
+							  &objs[0].slot, again), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_create(dev(pod, A), &objs[0], 100,
+							  &objs[0].slot, again), -EINVAL);
+}
+
+struct racer {
+	struct tpod *pod;
+	struct tobj *obj;
+	u64 handle[2];
+	struct completion go;
+	struct completion done;
+	int ret;
+};
+
+static int export_racer(void *data)
+{
+	struct racer *r = data;
+
+	wait_for_completion(&r->go);
+	r->ret = amdgpu_ualink_export_create(dev(r->pod, A), r->obj, r->obj->size,
+					     &r->obj->slot, r->handle);
+	complete(&r->done);
+	return 0;
+}
+
+/* Concurrent exports of one buffer: one export, one handle. */
+static void export_concurrent(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
+	struct racer *r = kunit_kcalloc(test, 8, sizeof(*r), GFP_KERNEL);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	for (i = 0; i < 8; i++) {
+		r[i].pod = pod;
+		r[i].obj = o;
+		init_completion(&r[i].go);
+		init_completion(&r[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(export_racer, &r[i],
+							    "ualink_export%u", i)));
+	}
+	for (i = 0; i < 8; i++)
+		complete(&r[i].go);
+	for (i = 0; i < 8; i++) {
+		wait_for_completion(&r[i].done);
+		KUNIT_EXPECT_EQ(test, r[i].ret, 0);
+		KUNIT_EXPECT_EQ(test, r[i].handle[0], r[0].handle[0]);
+		KUNIT_EXPECT_EQ(test, r[i].handle[1], r[0].handle[1]);
+	}
+	KUNIT_EXPECT_EQ(test, dev(pod, A)->num_exports, 1);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
+/* A holds no grant and no pin (the pin goes last, after the unmap). */
+static bool a_idle(void *arg)
+{
+	struct amdgpu_ualink_dev *a = dev(arg, A);
+	bool idle;
+
+	mutex_lock(&a->lock);
+	idle = !a->num_grants && !a->num_pins;
+	mutex_unlock(&a->lock);
+	return idle;
+}
+
+/*
+ * Two importers: pinned once, a range each, mapped onto the buffer; each
+ * release drops its range, the last the pin.
+ */
+static void export_grant_and_release(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_1G, 4 * SZ_2M);
+	struct amdgpu_ualink_import *ib, *ic;
+	u64 h[2], addr, leaf, allocated;
+	unsigned int ranges;
+
+	export(test, pod, A, o, h);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, C), h, &ic), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 2);
+	KUNIT_EXPECT_NE(test, ib->npa, ic->npa);
+	KUNIT_EXPECT_EQ(test, ib->size, o->size);
+
+	/* A's page tables take B's range to the buffer */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_pt_translate(&tpod_node(pod, A)->pt,
+							 ib->npa - amdgpu_ualink_npa_build(A, 0) +
+							 SZ_2M + 5, &addr, &leaf), 0);
+	KUNIT_EXPECT_EQ(test, addr, o->addr + SZ_2M + 5);
+
+	amdgpu_ualink_import_put(ib);
+	flush_workqueue(dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->shootdowns), 1);
+	amdgpu_ualink_import_put(ic);
+	flush_workqueue(dev(pod, C)->wq);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	amdgpu_ualink_window_usage(&dev(pod, A)->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, allocated, 0);
+	KUNIT_EXPECT_EQ(test, dev(pod, A)->pt->tables, 1);	/* the root */
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
+/*
+ * Who may not import: a node of another virtual pod (refused locally, and
+ * by the exporter when it asks anyway), and anyone without all 128 bits.
+ */
+static void export_refusals(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	struct amdgpu_ualink_msg m = tpod_npa_req(R, A, 0), hello = {
+		.type = AMDGPU_UALINK_MSG_HELLO, .version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = R, .receiver = A, .txn = 1, .generation = 1,
+	};
+	struct amdgpu_ualink_import *imp;
+	u32 next = 0;
+	u64 h[2], wrong[2];
+
+	export(test, pod, A, o, h);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, D), h, &imp), -EACCES);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_node(pod, D)->mbox), 0);
+
+	wrong[0] = h[0];
+	wrong[1] = h[1] ^ BIT_ULL(63);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), wrong, &imp), -ENOENT);
+
+	/* R is not a member of A's pod: the same answer as a wrong handle */
+	tpod_send(pod, R, A, &hello);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, &next, &m), 0);
+	m = tpod_npa_req(R, A, 0);
+	m.handle[0] = h[0];
+	m.handle[1] = h[1];
+	m.txn = 2;
+	tpod_send(pod, R, A, &m);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_FAIL);
+	KUNIT_EXPECT_EQ(test, m.reason, AMDGPU_UALINK_FAIL_INVALID_HANDLE);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
+/* The exporter's window is full: -ENOSPC, and nothing stays pinned. */
+static void export_no_space(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, 0, SZ_1T);
+	struct amdgpu_ualink_import *ib;
+	u64 h[2];
+
+	export(test, pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
+	/* 2 TiB minus the ring reserve holds one 1 TiB range */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, C), h, &ib), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	/* B's import was revoked */
+	KUNIT_EXPECT_EQ(test, ib->state, AMDGPU_UALINK_IMPORT_DEAD);
+	amdgpu_ualink_import_put(ib);
+}
+
+/*
+ * Destroying an export revokes every import: the importers' buffers die,
+ * they answer, and the exporter unmaps and unpins.
+ */
+static void export_destroy_revokes(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M);
+	struct tobj *bb = tpod_obj(pod, 0, 0), *cb = tpod_obj(pod, 0, 0);
+	struct amdgpu_ualink_import *ib, *ic, *again;
+	u64 h[2];
+
+	export(test, pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_import_set_obj(ib, bb);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, C), h, &ic), 0);
+	amdgpu_ualink_import_set_obj(ic, cb);
+
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	KUNIT_EXPECT_TRUE(test, bb->dead);
+	KUNIT_EXPECT_TRUE(test, cb->dead);
+	KUNIT_EXPECT_EQ(test, ib->state, AMDGPU_UALINK_IMPORT_DEAD);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->shootdowns), 2);
+	/* each importer answered the revocation */
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 2);
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->timeouts, 0);
+
+	/* the handle is gone */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &again), -ENOENT);
+	/* dead imports hold nothing: their last put sends no release */
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_import_put(ic);
+	flush_workqueue(dev(pod, B)->wq);
+	flush_workqueue(dev(pod, C)->wq);
+	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
+	KUNIT_EXPECT_EQ(test, dev(pod, C)->num_imports, 0);
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 2);
+}
+
+/* An importer resets: the exporter drops its grants and pins. */
+static void export_importer_reset(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	struct amdgpu_ualink_import *ib;
+	u64 h[2];
+
+	export(test, pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	amdgpu_ualink_mbox_reset(dev(pod, B)->mbox);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(a_idle, pod, 10000));
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	/* B's side: its import is from a connection that ended */
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
+static struct kunit_case amdgpu_ualink_export_cases[] = {
+	KUNIT_CASE(export_handles),
+	KUNIT_CASE(export_concurrent),
+	KUNIT_CASE(export_grant_and_release),
+	KUNIT_CASE(export_refusals),
+	KUNIT_CASE(export_no_space),
+	KUNIT_CASE(export_destroy_revokes),
+	KUNIT_CASE(export_importer_reset),
+	{}
+};
+
+static struct kunit_suite amdgpu_ualink_export_suite = {
+	.name = "amdgpu_ualink_export",
+	.test_cases = amdgpu_ualink_export_cases,
+};
+
+kunit_test_suite(amdgpu_ualink_export_suite);

@@ -1,0 +1,360 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * KUnit tests for the import side (amdgpu_ualink_import.c) on an
+ * in-memory pod of whole devices: the weak table, one request for
+ * concurrent imports, every errno, batches, release on the last reference
+ * and what the end of the exporter's connection does to imports.
+ */
+
+#include <kunit/test.h>
+#include <linux/kthread.h>
+
+#include "amdgpu_ualink_test_pod.h"
+#include "../amdgpu_ualink_npa.h"
+
+#define A	3
+#define B	40
+#define D	1000	/* another virtual pod */
+#define R	77	/* a member that never answers */
+#define NX	13	/* exporters of the batch */
+
+static const u16 ids[] = { A, B, D, R, 100, 101, 102, 103, 104, 105, 106, 107,
+			   108, 109, 110, 111, 112 };
+static const enum tpod_kind kinds[ARRAY_SIZE(ids)] = {
+	TPOD_DEV, TPOD_DEV, TPOD_DEV, TPOD_RAW, TPOD_DEV, TPOD_DEV, TPOD_DEV,
+	TPOD_DEV, TPOD_DEV, TPOD_DEV, TPOD_DEV, TPOD_DEV, TPOD_DEV, TPOD_DEV,
+	TPOD_DEV, TPOD_DEV, TPOD_DEV,
+};
+
+static_assert(4 + NX == ARRAY_SIZE(ids));
+
+static struct tpod *pod_create(struct kunit *test, unsigned int n)
+{
+	struct tpod *pod = tpod_create(test, n, ids, kinds);
+
+	tpod_node(pod, D)->vpod = 1;
+	return pod;
+}
+
+static struct amdgpu_ualink_dev *dev(struct tpod *pod, u16 id)
+{
+	return tpod_node(pod, id)->dev;
+}
+
+static u64 received(struct tpod *pod, u16 id, u16 type)
+{
+	struct amdgpu_ualink_mbox_stats s;
+
+	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, &s);
+	return s.received[type];
+}
+
+static u64 sent(struct tpod *pod, u16 id, u16 type)
+{
+	struct amdgpu_ualink_mbox_stats s;
+
+	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, &s);
+	return s.sent[type];
+}
+
+static unsigned int grants(struct tpod *pod, u16 id)
+{
+	unsigned int n;
+
+	mutex_lock(&dev(pod, id)->lock);
+	n = dev(pod, id)->num_grants;
+	mutex_unlock(&dev(pod, id)->lock);
+	return n;
+}
+
+static void export(struct kunit *test, struct tpod *pod, u16 id, struct tobj *o,
+		   u64 handle[2])
+{
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_export_create(dev(pod, id), o, o->size,
+							  &o->slot, handle), 0);
+}
+
+/* A second import of a live handle is the same import; one request. */
+static void import_basic_and_twice(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
+	struct amdgpu_ualink_import *i1, *i2;
+	u16 owner;
+	u64 h[2], off;
+
+	export(test, pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &i1), 0);
+	KUNIT_EXPECT_EQ(test, i1->state, AMDGPU_UALINK_IMPORT_READY);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_split(i1->npa, &owner, &off), 0);
+	KUNIT_EXPECT_EQ(test, owner, A);
+	KUNIT_EXPECT_GE(test, off, AMDGPU_UALINK_NPA_RESERVE);
+	KUNIT_EXPECT_EQ(test, i1->size, SZ_2M);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &i2), 0);
+	KUNIT_EXPECT_PTR_EQ(test, i1, i2);
+	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 1);
+
+	/* the table does not keep it: the last put releases */
+	amdgpu_ualink_import_put(i2);
+	flush_workqueue(dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	amdgpu_ualink_import_put(i1);
+	flush_workqueue(dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_RELEASE), 1);
+	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
+struct racer {
+	struct amdgpu_ualink_dev *dev;
+	const u64 *handle;
+	struct amdgpu_ualink_import *imp;
+	struct completion go, done;
+	int ret;
+};
+
+static int import_racer(void *data)
+{
+	struct racer *r = data;
+
+	wait_for_completion(&r->go);
+	r->ret = amdgpu_ualink_import_get(r->dev, r->handle, &r->imp);
+	complete(&r->done);
+	return 0;
+}
+
+/* Concurrent imports of one handle: one NPA_REQ, all get its result. */
+static void import_concurrent(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	struct racer *r = kunit_kcalloc(test, 8, sizeof(*r), GFP_KERNEL);
+	unsigned int i;
+	u64 h[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	export(test, pod, A, o, h);
+	for (i = 0; i < 8; i++) {
+		r[i].dev = dev(pod, B);
+		r[i].handle = h;
+		init_completion(&r[i].go);
+		init_completion(&r[i].done);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(import_racer, &r[i],
+							    "ualink_import%u", i)));
+	}
+	for (i = 0; i < 8; i++)
+		complete(&r[i].go);
+	for (i = 0; i < 8; i++) {
+		wait_for_completion(&r[i].done);
+		KUNIT_EXPECT_EQ(test, r[i].ret, 0);
+		KUNIT_EXPECT_PTR_EQ(test, r[i].imp, r[0].imp);
+	}
+	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 1);
+	for (i = 0; i < 8; i++)
+		if (!r[i].ret)
+			amdgpu_ualink_import_put(r[i].imp);
+	flush_workqueue(dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
+/* Every errno of an import, one case each. */
+static void import_errors(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K), *mine = tpod_obj(pod, 0, SZ_4K);
+	struct amdgpu_ualink_import *imp;
+	u64 h[2], hb[2], bad[2], zero[2] = {};
+
+	export(test, pod, A, o, h);
+	export(test, pod, B, mine, hb);
+	/* R never answers: 2 s, not 5 */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(dev(pod, B)->mbox, 2000, 3), 0);
+
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), zero, &imp), -EINVAL);
+	/* our own handle: our own buffer */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), hb, &imp),
+			AMDGPU_UALINK_IMPORT_LOCAL);
+	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(dev(pod, B), hb), mine);
+	/* another virtual pod: refused before anything is sent */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, D), h, &imp), -EACCES);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_node(pod, D)->mbox), 0);
+	/* unknown handle */
+	bad[0] = h[0];
+	bad[1] = ~h[1];
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), bad, &imp), -ENOENT);
+	/* an exporter that never answers */
+	bad[0] = (h[0] & ~0x3ffULL) | R;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), bad, &imp), -ETIMEDOUT);
+	flush_workqueue(dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
+	/* none of it left anything behind at A */
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	amdgpu_ualink_export_destroy(dev(pod, B), &mine->slot);
+}
+
+/*
+ * A batch: every request is on the wire before the first wait, and one
+ * import per exporter results.
+ */
+static void import_batch(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, ARRAY_SIZE(ids));
+	struct amdgpu_ualink_import *imps[NX];
+	struct amdgpu_ualink_mbox_stats s;
+	struct tobj *objs[NX];
+	u64 h[NX][2];
+	unsigned int i;
+
+	for (i = 0; i < NX; i++) {
+		objs[i] = tpod_obj(pod, 0, SZ_4K);
+		export(test, pod, ids[4 + i], objs[i], h[i]);
+	}
+	tpod_pause(pod, B, true);	/* no answer gets in before all left */
+	for (i = 0; i < NX; i++)
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(dev(pod, B), h[i], &imps[i]), 0);
+	/* every exporter has been written to before the first wait */
+	for (i = 0; i < NX; i++) {
+		amdgpu_ualink_mbox_stats(dev(pod, B)->mbox, ids[4 + i], &s);
+		KUNIT_EXPECT_GE(test, s.sent[AMDGPU_UALINK_MSG_HELLO], 1);
+	}
+	tpod_pause(pod, B, false);
+	for (i = 0; i < NX; i++) {
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_finish(imps[i]), 0);
+		KUNIT_EXPECT_EQ(test, grants(pod, ids[4 + i]), 1);
+	}
+	for (i = 0; i < NX; i++)
+		amdgpu_ualink_import_put(imps[i]);
+	flush_workqueue(dev(pod, B)->wq);
+	for (i = 0; i < NX; i++) {
+		KUNIT_EXPECT_EQ(test, grants(pod, ids[4 + i]), 0);
+		amdgpu_ualink_export_destroy(dev(pod, ids[4 + i]), &objs[i]->slot);
+	}
+}
+
+static bool b_revoked(void *arg)
+{
+	return atomic_read(&tpod_node(arg, B)->revokes) > 0;
+}
+
+/* The exporter resets: imports from it die and leave the table. */
+static void import_exporter_reset(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K), *buf = tpod_obj(pod, 0, 0);
+	struct amdgpu_ualink_import *imp, *again;
+	u64 h[2];
+
+	export(test, pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &imp), 0);
+	amdgpu_ualink_import_set_obj(imp, buf);
+	amdgpu_ualink_mbox_reset(dev(pod, A)->mbox);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(b_revoked, pod, 10000));
+	KUNIT_EXPECT_TRUE(test, buf->dead);
+	KUNIT_EXPECT_EQ(test, imp->state, AMDGPU_UALINK_IMPORT_DEAD);
+	/* a new import asks anew, and A (its export alive) grants again */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &again), 0);
+	KUNIT_EXPECT_PTR_NE(test, again, imp);
+	amdgpu_ualink_import_put(imp);
+	amdgpu_ualink_import_put(again);
+	flush_workqueue(dev(pod, B)->wq);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+}
+
+/*
+ * Import, put, import at once: the new import waits for the release of the
+ * old one, so the release cannot take the new grant away.
+ */
+static void import_release_then_again(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	struct amdgpu_ualink_import *imp;
+	unsigned int i;
+	u64 h[2];
+
+	export(test, pod, A, o, h);
+	for (i = 0; i < 50; i++) {
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &imp), 0);
+		amdgpu_ualink_import_put(imp);
+	}
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &imp), 0);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 51);
+	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_RELEASE), 50);
+	amdgpu_ualink_import_put(imp);
+	flush_workqueue(dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
+/*
+ * A revocation that overtakes the grant it revokes: the import fails with
+ * -ENOENT and never uses the range, and gives nothing back but the answer
+ * to the revocation.
+ */
+static void import_revoke_overtakes_grant(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct amdgpu_ualink_import *imp;
+	struct amdgpu_ualink_msg m, req;
+	u64 h[2] = { (0xabcULL << 10) | R, 7 };
+	u32 next = 0;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(dev(pod, B), h, &imp), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &m), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	m = (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_HELLO_ACK, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
+		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = R, .receiver = B,
+		.txn = m.txn, .generation = 5,
+	};
+	tpod_send(pod, R, B, &m);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
+	KUNIT_ASSERT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_REQ);
+
+	m = (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_NPA_REVOKE, .version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = R, .receiver = B, .txn = 900,
+		.handle = { h[0], h[1] },
+		.npa = amdgpu_ualink_npa_build(R, AMDGPU_UALINK_NPA_RESERVE), .size = SZ_4K,
+	};
+	tpod_send(pod, R, B, &m);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_RELEASE);
+	KUNIT_EXPECT_TRUE(test, amdgpu_ualink_msg_is_response(&req));
+
+	/* the grant, late */
+	m.type = AMDGPU_UALINK_MSG_NPA_RSP;
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	m.txn = imp->req.msg.txn;
+	tpod_send(pod, R, B, &m);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_finish(imp), -ENOENT);
+	flush_workqueue(dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
+	/* one NPA_RELEASE: the answer to the revocation, no release of its own */
+	KUNIT_EXPECT_EQ(test, sent(pod, B, AMDGPU_UALINK_MSG_NPA_RELEASE), 1);
+}
+
+static struct kunit_case amdgpu_ualink_import_cases[] = {
+	KUNIT_CASE(import_basic_and_twice),
+	KUNIT_CASE(import_concurrent),
+	KUNIT_CASE(import_errors),
+	KUNIT_CASE(import_batch),
+	KUNIT_CASE(import_exporter_reset),
+	KUNIT_CASE(import_release_then_again),
+	KUNIT_CASE(import_revoke_overtakes_grant),
+	{}
+};
+
+static struct kunit_suite amdgpu_ualink_import_suite = {
+	.name = "amdgpu_ualink_import",
+	.test_cases = amdgpu_ualink_import_cases,
+};
+
+kunit_test_suite(amdgpu_ualink_import_suite);

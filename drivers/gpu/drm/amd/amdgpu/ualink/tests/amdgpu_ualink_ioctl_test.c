@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * KUnit tests for the UALink ioctl (amdgpu_ualink_ioctl.c): every
+ * malformed argument, the errnos of each operation, and a batched import
+ * through user memory, with a fake driver side on the in-memory pod.
+ */
+
+#include <kunit/test.h>
+#include <linux/mman.h>
+#include <linux/uaccess.h>
+
+#include "amdgpu_ualink_test_pod.h"
+#include "../amdgpu_ualink_ioctl.h"
+
+#define A	3
+#define B	40
+#define D	1000	/* another virtual pod */
+
+static const u16 ids[] = { A, B, D };
+static const enum tpod_kind kinds[] = { TPOD_DEV, TPOD_DEV, TPOD_DEV };
+
+/* The driver's side: GEM handle n names objs[n - 1]. */
+struct fake_drv {
+	struct tpod *pod;
+	u16 id;
+	u32 state;
+	struct tobj *objs[4];
+	bool refused[4];
+	struct amdgpu_ualink_import *held[64];
+	void *local[64];
+	unsigned int n;
+};
+
+static void f_info(void *priv, struct drm_amdgpu_ualink_info *info)
+{
+	struct fake_drv *f = priv;
+	struct tpod_node *self = tpod_node(f->pod, f->id);
+	unsigned int i;
+
+	info->vpod_id = self->vpod;
+	for (i = 0; i < f->pod->n; i++)
+		info->vpod_size += f->pod->node[i].vpod == self->vpod;
+	info->state = f->state;
+}
+
+static int f_export_obj(void *priv, struct drm_file *file, u32 gem_handle,
+			void **obj, u64 *size, void ***slot)
+{
+	struct fake_drv *f = priv;
+	struct tobj *o;
+
+	if (!gem_handle || gem_handle > ARRAY_SIZE(f->objs) || !f->objs[gem_handle - 1])
+		return -ENOENT;
+	if (f->refused[gem_handle - 1])
+		return -EPERM;
+	o = f->objs[gem_handle - 1];
+	*obj = o;
+	*size = o->size;
+	*slot = &o->slot;
+	return 0;
+}
+
+static void f_put(void *priv, void *obj)
+{
+}
+
+static int f_keep(struct fake_drv *f, struct amdgpu_ualink_import *imp, void *local)
+{
+	if (f->n == ARRAY_SIZE(f->held)) {
+		amdgpu_ualink_import_put(imp);
+		return -ENOMEM;
+	}
+	f->held[f->n] = imp;
+	f->local[f->n] = local;
+	return f->n++;
+}
+
+static int f_import_fd(void *priv, struct drm_file *file,
+		       struct amdgpu_ualink_import *imp, void *local, u32 flags)
+{
+	int n = f_keep(priv, imp, local);
+
+	return n < 0 ? n : 100 + n;
+}
+
+static int f_import_handle(void *priv, struct drm_file *file,
+			   struct amdgpu_ualink_import *imp, void *local,
+			   u32 *gem_handle)
+{
+	int n = f_keep(priv, imp, local);
+
+	if (n < 0)
+		return n;
+	*gem_handle = 1000 + n;
+	return 0;
+}
+
+static const struct amdgpu_ualink_gem_ops fake_gops = {
+	.info = f_info,
+	.export_obj = f_export_obj,
+	.put = f_put,
+	.import_fd = f_import_fd,
+	.import_handle = f_import_handle,
+};
+
+static void fake_release(void *data)
+{
+	struct fake_drv *f = data;
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		amdgpu_ualink_import_put(f->held[i]);
+	f->n = 0;
+	flush_workqueue(tpod_node(f->pod, f->id)->dev->wq);
+}
+
+static struct fake_drv *fake(struct kunit *test, struct tpod *pod, u16 id)
+{
+	struct fake_drv *f = kunit_kzalloc(test, sizeof(*f), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->pod = pod;
+	f->id = id;
+	f->state = AMDGPU_UALINK_STATE_ACTIVE;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fake_release, f), 0);
+	return f;
+}
+
+static int ioctl(struct fake_drv *f, struct drm_amdgpu_ualink *args)
+{
+	return amdgpu_ualink_ioctl(tpod_node(f->pod, f->id)->dev, &fake_gops, f,
+				   NULL, args);
+}
+
+struct bad_case {
+	const char *name;
+	struct drm_amdgpu_ualink args;
+};
+
+static const struct bad_case bad_cases[] = {
+	{ "op 0", { .op = 0 } },
+	{ "op 5", { .op = 5 } },
+	{ "pad", { .op = AMDGPU_UALINK_OP_INFO, .pad = 1 } },
+	{ "info output not zero", { .op = AMDGPU_UALINK_OP_INFO, .u.info.state = 1 } },
+	{ "export pad", { .op = AMDGPU_UALINK_OP_EXPORT, .u.export = { 1, 1 } } },
+	{ "export handle not zero",
+	  { .op = AMDGPU_UALINK_OP_EXPORT, .u.export = { 1, 0, { 3, 0 } } } },
+	{ "export unused bytes", { .op = AMDGPU_UALINK_OP_EXPORT, .u.raw[5] = 1 } },
+	{ "import zero handle", { .op = AMDGPU_UALINK_OP_IMPORT } },
+	{ "import unknown flag",
+	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.import = { { 3, 1 }, 1 << 1 } } },
+	{ "import fd not zero",
+	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.import = { { 3, 1 }, 0, 5 } } },
+	{ "import unused bytes",
+	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.import = { { 3, 1 } }, .u.raw[4] = 1 } },
+	{ "batch count 0", { .op = AMDGPU_UALINK_OP_IMPORT_BATCH } },
+	{ "batch count 1025",
+	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1025 } } },
+	{ "batch unknown flag",
+	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1, 1 << 2 } } },
+};
+
+static void bad_desc(const struct bad_case *c, char *desc)
+{
+	strscpy(desc, c->name, KUNIT_PARAM_DESC_SIZE);
+}
+
+KUNIT_ARRAY_PARAM(bad, bad_cases, bad_desc);
+
+/* Each malformed argument is -EINVAL, with or without UALink. */
+static void ioctl_malformed(struct kunit *test)
+{
+	const struct bad_case *c = test->param_value;
+	struct drm_amdgpu_ualink args = c->args;
+
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_check(&args), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, &fake_gops, NULL, NULL, &args),
+			-EINVAL);
+}
+
+/* No UALink, or not active: -EOPNOTSUPP; INFO still answers when active or not. */
+static void ioctl_not_available(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
+	struct fake_drv *f = fake(test, pod, A);
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
+
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, &fake_gops, f, NULL, &args),
+			-EOPNOTSUPP);
+	tpod_node(pod, D)->vpod = 1;
+	KUNIT_ASSERT_EQ(test, ioctl(f, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.u.info.accel_id, A);
+	KUNIT_EXPECT_EQ(test, args.u.info.vpod_id, 0);
+	KUNIT_EXPECT_EQ(test, args.u.info.vpod_size, 2);
+	KUNIT_EXPECT_EQ(test, args.u.info.state, AMDGPU_UALINK_STATE_ACTIVE);
+
+	f->state = AMDGPU_UALINK_STATE_RESETTING;
+	args = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_INFO };
+	KUNIT_ASSERT_EQ(test, ioctl(f, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.u.info.state, AMDGPU_UALINK_STATE_RESETTING);
+	args = (struct drm_amdgpu_ualink) {
+		.op = AMDGPU_UALINK_OP_EXPORT, .u.export.gem_handle = 1,
+	};
+	KUNIT_EXPECT_EQ(test, ioctl(f, &args), -EOPNOTSUPP);
+}
+
+/* Export and import through the ioctl, with each errno. */
+static void ioctl_export_import(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
+	struct fake_drv *fa = fake(test, pod, A), *fb = fake(test, pod, B);
+	struct fake_drv *fd = fake(test, pod, D);
+	struct drm_amdgpu_ualink args = {}, imp;
+
+	tpod_node(pod, D)->vpod = 1;
+	fa->objs[0] = tpod_obj(pod, 0, SZ_2M);
+	fa->objs[1] = tpod_obj(pod, 0, SZ_4K);
+	fa->refused[1] = true;
+
+	args.op = AMDGPU_UALINK_OP_EXPORT;
+	args.u.export.gem_handle = 1;
+	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
+	KUNIT_EXPECT_EQ(test, args.u.export.handle.lo & AMDGPU_UALINK_HANDLE_ACCEL_ID_MASK, A);
+
+	imp = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT };
+	imp.u.import.handle = args.u.export.handle;
+	KUNIT_ASSERT_EQ(test, ioctl(fb, &imp), 0);
+	KUNIT_EXPECT_EQ(test, imp.u.import.fd, 100);
+	KUNIT_EXPECT_EQ(test, fb->held[0]->size, SZ_2M);
+	/* our own handle: our own buffer */
+	imp.u.import.fd = 0;
+	KUNIT_ASSERT_EQ(test, ioctl(fa, &imp), 0);
+	KUNIT_EXPECT_NULL(test, fa->held[0]);
+	KUNIT_EXPECT_PTR_EQ(test, fa->local[0], fa->objs[0]);
+	/* another virtual pod */
+	imp.u.import.fd = 0;
+	KUNIT_EXPECT_EQ(test, ioctl(fd, &imp), -EACCES);
+	/* an unknown handle */
+	imp.u.import.handle.hi ^= 1;
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &imp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, ioctl(fa, &imp), -ENOENT);
+
+	args.u.export = (struct drm_amdgpu_ualink_export) { .gem_handle = 9 };
+	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -ENOENT);
+	args.u.export = (struct drm_amdgpu_ualink_export) { .gem_handle = 2 };
+	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -EPERM);
+
+	fake_release(fb);
+	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
+}
+
+/* A batch through user memory: per-entry results, and its own errnos. */
+static void ioctl_batch(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
+	struct fake_drv *fa = fake(test, pod, A), *fb = fake(test, pod, B);
+	struct fake_drv *fd = fake(test, pod, D);
+	struct drm_amdgpu_ualink_batch_entry e[4] = {}, __user *ue;
+	struct drm_amdgpu_ualink args = {};
+	unsigned long addr;
+
+	fa->objs[0] = tpod_obj(pod, 0, SZ_4K);
+	fd->objs[0] = tpod_obj(pod, 0, SZ_4K);
+	tpod_node(pod, D)->vpod = 1;
+	args.op = AMDGPU_UALINK_OP_EXPORT;
+	args.u.export.gem_handle = 1;
+	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
+	e[0].handle = args.u.export.handle;	/* A's */
+	e[1].handle = args.u.export.handle;
+	e[1].handle.hi ^= 1;			/* unknown */
+	args.u.export = (struct drm_amdgpu_ualink_export) { .gem_handle = 1 };
+	KUNIT_ASSERT_EQ(test, ioctl(fd, &args), 0);
+	e[2].handle = args.u.export.handle;	/* another pod's */
+	e[3].handle = e[0].handle;		/* A's again: the same import */
+
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
+	ue = (struct drm_amdgpu_ualink_batch_entry __user *)addr;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e)), 0);
+
+	args = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT_BATCH };
+	args.u.batch.entries = addr;
+	args.u.batch.count = 4;
+	args.u.batch.flags = AMDGPU_UALINK_IMPORT_FDS;
+	KUNIT_ASSERT_EQ(test, ioctl(fb, &args), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(e, ue, sizeof(e)), 0);
+	KUNIT_EXPECT_EQ(test, e[0].error, 0);
+	KUNIT_EXPECT_EQ(test, e[0].gem_handle, 1000);
+	KUNIT_EXPECT_EQ(test, e[0].fd, 101);
+	KUNIT_EXPECT_EQ(test, e[1].error, -ENOENT);
+	KUNIT_EXPECT_EQ(test, e[1].fd, -1);
+	KUNIT_EXPECT_EQ(test, e[2].error, -EACCES);
+	KUNIT_EXPECT_EQ(test, e[3].error, 0);
+	KUNIT_EXPECT_PTR_EQ(test, fb->held[2], fb->held[0]);
+
+	/* an entry with output fields or padding set, a bad pointer */
+	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[0].handle, .pad = 1 };
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
+	args.u.batch.count = 1;
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EINVAL);
+	args.u.batch.entries = addr + PAGE_SIZE;
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EFAULT);
+
+	fake_release(fb);
+	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
+	amdgpu_ualink_export_destroy(tpod_node(pod, D)->dev, &fd->objs[0]->slot);
+}
+
+static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
+	KUNIT_CASE_PARAM(ioctl_malformed, bad_gen_params),
+	KUNIT_CASE(ioctl_not_available),
+	KUNIT_CASE(ioctl_export_import),
+	KUNIT_CASE(ioctl_batch),
+	{}
+};
+
+static struct kunit_suite amdgpu_ualink_ioctl_suite = {
+	.name = "amdgpu_ualink_ioctl",
+	.test_cases = amdgpu_ualink_ioctl_cases,
+};
+
+kunit_test_suite(amdgpu_ualink_ioctl_suite);

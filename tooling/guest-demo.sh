@@ -9,6 +9,11 @@ echo
 echo "=== UALink core on $(uname -r), $(nproc) CPUs"
 echo "--- modinfo"
 modinfo "$ualink/amdgpu_ualink.ko" | grep -E '^(filename|description|license|vermagic)'
+ttm=$1/drivers/gpu/drm/ttm/ttm.ko
+if [ -f "$ttm" ]; then
+	echo "--- insmod ttm.ko (the core's NPA pool is a TTM placement)"
+	insmod "$ttm"
+fi
 echo "--- insmod amdgpu_ualink.ko"
 insmod "$ualink/amdgpu_ualink.ko"
 grep amdgpu_ualink /proc/modules
@@ -18,4 +23,5 @@ echo "--- what the core exports to amdgpu and the vpod"
 nm "$ualink/amdgpu_ualink.ko" | awk '$3 ~ /^__ksymtab_/ { sub("__ksymtab_", "", $3); print "   " $3 }' | sort
 echo "--- rmmod amdgpu_ualink"
 rmmod amdgpu_ualink
+[ ! -f "$ttm" ] || rmmod ttm
 echo "=== done"

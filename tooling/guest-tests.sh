@@ -12,6 +12,9 @@ ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
 status=0
 
 echo "guest: loading the UALink core and its KUnit tests"
+# The core needs TTM (its NPA pool); insmod does not load dependencies.
+ttm=$mods/drivers/gpu/drm/ttm/ttm.ko
+[ ! -f "$ttm" ] || insmod "$ttm" || status=1
 insmod "$ualink/amdgpu_ualink.ko" || status=1
 cat /sys/kernel/debug/amdgpu_ualink/npa_layout || status=1
 # The host parses the KTAP the module prints from this marker on (the
@@ -20,6 +23,7 @@ echo "ualink: kunit module begins" > /dev/kmsg
 insmod "$ualink/tests/amdgpu_ualink_test.ko" || status=1
 rmmod amdgpu_ualink_test || status=1
 rmmod amdgpu_ualink || status=1
+[ ! -f "$ttm" ] || rmmod ttm || status=1
 
 for t in "$igt"/*; do
 	[ -x "$t" ] || continue

@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/export.h>
+#include <linux/slab.h>
+
+#include <drm/drm_print.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_placement.h>
+
+#include "amdgpu_ualink_npa.h"
+#include "amdgpu_ualink_npa_pool.h"
+
+/**
+ * DOC: NPA pool
+ *
+ * An imported buffer is backed by a range of another accelerator's NPA
+ * window, which that accelerator chose: the TTM placement of imports,
+ * &struct amdgpu_ualink_npa_pool, allocates nothing. Its alloc callback
+ * asks the driver for the range granted to the buffer object (the range is
+ * taken from the buffer object, not from the &struct ttm_place, whose page
+ * numbers are 32-bit and cannot express a 51-bit NPA), checks it, and
+ * records it in the resource; ``start`` holds the NPA in pages, which fits
+ * an unsigned long on the 64-bit kernels UALink needs.
+ *
+ * The pool never evicts: a buffer in it has no other place to go, so the
+ * pool's resources neither intersect nor stand in the way of anything, and
+ * it never answers -ENOSPC, which would make TTM evict to make room. A
+ * buffer whose grant is gone (revoked) cannot be placed there again:
+ * @range fails with -EINVAL.
+ *
+ * The pool has no CPU mapping (&ttm_resource_manager.use_tt is false and
+ * there is nothing behind the range to map): the driver's io_mem_reserve,
+ * mmap and kmap paths refuse the pool's memory type.
+ */
+
+static struct amdgpu_ualink_npa_pool *to_pool(struct ttm_resource_manager *man)
+{
+	return container_of(man, struct amdgpu_ualink_npa_pool, manager);
+}
+
+static int npa_pool_alloc(struct ttm_resource_manager *man,
+			  struct ttm_buffer_object *bo,
+			  const struct ttm_place *place,
+			  struct ttm_resource **res)
+{
+	struct amdgpu_ualink_npa_pool *pool = to_pool(man);
+	struct amdgpu_ualink_npa_res *r;
+	u64 npa, size;
+	u16 owner;
+	u64 offset;
+	int ret;
+
+	ret = pool->range(bo, &npa, &size);
+	if (ret)
+		return ret == -ENOSPC ? -EINVAL : ret;	/* never evict */
+	/* the grant must cover the object, page for page, in a real window */
+	if (size != PAGE_ALIGN(bo->base.size) || !IS_ALIGNED(npa, PAGE_SIZE) ||
+	    amdgpu_ualink_npa_split(npa, &owner, &offset) ||
+	    amdgpu_ualink_npa_check_range(owner, npa, size))
+		return -EINVAL;
+
+	r = kzalloc(sizeof(*r), GFP_KERNEL);
+	if (!r)
+		return -ENOMEM;
+	ttm_resource_init(bo, place, &r->base);
+	r->base.start = npa >> PAGE_SHIFT;
+	r->npa = npa;
+	*res = &r->base;
+	return 0;
+}
+
+static void npa_pool_free(struct ttm_resource_manager *man,
+			  struct ttm_resource *res)
+{
+	ttm_resource_fini(man, res);
+	kfree(container_of(res, struct amdgpu_ualink_npa_res, base));
+}
+
+/* Nothing is ever evicted for, or from, the pool. */
+static bool npa_pool_intersects(struct ttm_resource_manager *man,
+				struct ttm_resource *res,
+				const struct ttm_place *place, size_t size)
+{
+	return false;
+}
+
+static bool npa_pool_compatible(struct ttm_resource_manager *man,
+				struct ttm_resource *res,
+				const struct ttm_place *place, size_t size)
+{
+	return true;
+}
+
+static void npa_pool_debug(struct ttm_resource_manager *man,
+			   struct drm_printer *printer)
+{
+	drm_printf(printer, "  imported NPA bytes: %llu\n",
+		   ttm_resource_manager_usage(man));
+}
+
+static const struct ttm_resource_manager_func npa_pool_func = {
+	.alloc = npa_pool_alloc,
+	.free = npa_pool_free,
+	.intersects = npa_pool_intersects,
+	.compatible = npa_pool_compatible,
+	.debug = npa_pool_debug,
+};
+
+/**
+ * amdgpu_ualink_npa_pool_init - set up the placement of imported memory
+ * @pool: the pool
+ * @bdev: the TTM device
+ * @mem_type: the driver's memory type for it
+ * @range: how to find the range granted to a buffer object
+ *
+ * Returns: 0, or -EINVAL for a memory type out of range.
+ */
+int amdgpu_ualink_npa_pool_init(struct amdgpu_ualink_npa_pool *pool,
+				struct ttm_device *bdev, u32 mem_type,
+				int (*range)(struct ttm_buffer_object *bo,
+					     u64 *npa, u64 *size))
+{
+	struct ttm_resource_manager *man = &pool->manager;
+
+	if (mem_type < TTM_PL_PRIV || mem_type >= TTM_NUM_MEM_TYPES)
+		return -EINVAL;
+
+	pool->range = range;
+	man->use_tt = false;
+	man->func = &npa_pool_func;
+	/* the whole pod's address space, in pages: usage is all it is for */
+	ttm_resource_manager_init(man, bdev,
+				  BIT_ULL(AMDGPU_UALINK_NPA_BITS - PAGE_SHIFT));
+	ttm_set_driver_manager(bdev, mem_type, man);
+	ttm_resource_manager_set_used(man, true);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_init);
+
+/**
+ * amdgpu_ualink_npa_pool_fini - take the placement of imports down
+ * @pool: the pool
+ * @bdev: the TTM device
+ * @mem_type: its memory type
+ *
+ * Returns: 0, or -EBUSY while buffers are still placed in it (imports
+ * must be gone first: the pool cannot evict them anywhere).
+ */
+int amdgpu_ualink_npa_pool_fini(struct amdgpu_ualink_npa_pool *pool,
+				struct ttm_device *bdev, u32 mem_type)
+{
+	struct ttm_resource_manager *man = &pool->manager;
+
+	if (ttm_resource_manager_usage(man))
+		return -EBUSY;
+	ttm_resource_manager_set_used(man, false);
+	ttm_resource_manager_cleanup(man);
+	ttm_set_driver_manager(bdev, mem_type, NULL);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_fini);
+
+/**
+ * amdgpu_ualink_npa_res_npa - the NPA behind a resource of the pool
+ * @res: a resource the pool allocated
+ *
+ * Returns: the first address of the granted range.
+ */
+u64 amdgpu_ualink_npa_res_npa(const struct ttm_resource *res)
+{
+	return container_of(res, struct amdgpu_ualink_npa_res, base)->npa;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_res_npa);

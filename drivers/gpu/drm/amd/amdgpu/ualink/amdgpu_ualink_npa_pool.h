@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The TTM placement of imported UALink memory. See amdgpu_ualink_npa_pool.c.
+ */
+#ifndef __AMDGPU_UALINK_NPA_POOL_H__
+#define __AMDGPU_UALINK_NPA_POOL_H__
+
+#include <drm/ttm/ttm_resource.h>
+
+struct ttm_buffer_object;
+struct ttm_device;
+
+/**
+ * struct amdgpu_ualink_npa_pool - TTM manager of imported NPA ranges
+ */
+struct amdgpu_ualink_npa_pool {
+	/** @manager: the TTM resource manager */
+	struct ttm_resource_manager manager;
+	/**
+	 * @range: the range an exporter granted for @bo, from the driver's
+	 * buffer object; 0, or -EINVAL when @bo holds no live grant
+	 */
+	int (*range)(struct ttm_buffer_object *bo, u64 *npa, u64 *size);
+};
+
+/**
+ * struct amdgpu_ualink_npa_res - a buffer object's place in the pool
+ */
+struct amdgpu_ualink_npa_res {
+	/** @base: the TTM resource; @base.start is the NPA in pages */
+	struct ttm_resource base;
+	/** @npa: the first address of the granted range */
+	u64 npa;
+};
+
+int amdgpu_ualink_npa_pool_init(struct amdgpu_ualink_npa_pool *pool,
+				struct ttm_device *bdev, u32 mem_type,
+				int (*range)(struct ttm_buffer_object *bo,
+					     u64 *npa, u64 *size));
+int amdgpu_ualink_npa_pool_fini(struct amdgpu_ualink_npa_pool *pool,
+				struct ttm_device *bdev, u32 mem_type);
+u64 amdgpu_ualink_npa_res_npa(const struct ttm_resource *res);
+
+#endif /* __AMDGPU_UALINK_NPA_POOL_H__ */

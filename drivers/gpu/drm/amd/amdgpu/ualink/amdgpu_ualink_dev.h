@@ -169,6 +169,8 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot);
 void *amdgpu_ualink_export_lookup(struct amdgpu_ualink_dev *dev,
 				  const u64 handle[2]);
+size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,
+				  const u64 handle[2]);
 
 int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
 			       const u64 handle[2],

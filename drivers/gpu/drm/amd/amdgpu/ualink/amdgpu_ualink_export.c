@@ -188,6 +188,34 @@ void *amdgpu_ualink_export_lookup(struct amdgpu_ualink_dev *dev,
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_lookup);
 
+/**
+ * amdgpu_ualink_export_bytes - kernel memory an export takes
+ * @dev: the device
+ * @handle: one of its handles
+ *
+ * For the figures and debugfs: the export and its grants, not the page
+ * tables behind the grants (which depend on the layout of the buffer).
+ * Returns: bytes, or 0 when no live export has @handle.
+ */
+size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,
+				  const u64 handle[2])
+{
+	struct amdgpu_ualink_export *exp;
+	struct amdgpu_ualink_grant *grant;
+	size_t bytes = 0;
+
+	mutex_lock(&dev->lock);
+	exp = export_find(dev, handle);
+	if (exp) {
+		bytes = ksize(exp);
+		list_for_each_entry(grant, &exp->grants, link)
+			bytes += ksize(grant);
+	}
+	mutex_unlock(&dev->lock);
+	return bytes;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_bytes);
+
 static u64 window_offset(struct amdgpu_ualink_dev *dev, u64 npa)
 {
 	return npa - amdgpu_ualink_npa_build(dev->id, 0);

@@ -328,6 +328,46 @@ static void export_importer_reset(struct kunit *test)
 	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
 }
 
+/* --- figures: printed, never asserted --- */
+
+/* Kernel memory per export with 0, 1 and 16 importers, and per import. */
+static void export_memory(struct kunit *test)
+{
+	static const u16 many[17] = { A, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+				      20, 21, 22, 23, 24, 25 };
+	static const enum tpod_kind devs[17] = {
+		[0 ... 16] = TPOD_DEV,
+	};
+	struct amdgpu_ualink_import *imps[16];
+	struct tpod *pod = tpod_create(test, 17, many, devs);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
+	size_t none, one, sixteen, grant;
+	unsigned int i;
+	u64 h[2];
+
+	export(test, pod, A, o, h);
+	none = amdgpu_ualink_export_bytes(dev(pod, A), h);
+	for (i = 0; i < 16; i++) {
+		struct amdgpu_ualink_dev *importer = dev(pod, many[1 + i]);
+
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(importer, h, &imps[i]), 0);
+		if (!i)
+			one = amdgpu_ualink_export_bytes(dev(pod, A), h);
+	}
+	sixteen = amdgpu_ualink_export_bytes(dev(pod, A), h);
+	grant = (sixteen - one) / 15;
+	kunit_info(test, "export: %zu bytes with no importer, %zu with 1, %zu with 16; %zu per importer, so %zu with 1,023\n",
+		   none, one, sixteen, grant, none + 1023 * grant);
+	kunit_info(test, "import: %zu bytes\n", ksize(imps[0]));
+	KUNIT_EXPECT_GT(test, none, 0);
+	KUNIT_EXPECT_EQ(test, sixteen - none, 16 * (one - none));
+	for (i = 0; i < 16; i++)
+		amdgpu_ualink_import_put(imps[i]);
+	for (i = 0; i < 16; i++)
+		flush_workqueue(dev(pod, many[1 + i])->wq);
+	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+}
+
 static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_handles),
 	KUNIT_CASE(export_concurrent),
@@ -336,6 +376,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_no_space),
 	KUNIT_CASE(export_destroy_revokes),
 	KUNIT_CASE(export_importer_reset),
+	KUNIT_CASE(export_memory),
 	{}
 };
 

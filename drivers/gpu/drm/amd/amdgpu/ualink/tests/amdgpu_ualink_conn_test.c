@@ -20,28 +20,6 @@
 static const u16 two[] = { A, B };
 static const enum tpod_kind mbox_raw[] = { TPOD_MBOX, TPOD_RAW };
 
-static struct amdgpu_ualink_mbox *mbx(struct tpod *pod, u16 id)
-{
-	return tpod_node(pod, id)->mbox;
-}
-
-/* The counters of @id about @peer (-1: all), freed with the test. */
-static struct amdgpu_ualink_mbox_stats *stats(struct tpod *pod, u16 id, int peer)
-{
-	struct amdgpu_ualink_mbox_stats *s;
-
-	s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(pod->test, s);
-	amdgpu_ualink_mbox_stats(mbx(pod, id), peer, s);
-	return s;
-}
-
-/* NPA_REQs @id's handler saw. */
-static int handled(struct tpod *pod, u16 id)
-{
-	return atomic_read(&tpod_node(pod, id)->requests[AMDGPU_UALINK_MSG_NPA_REQ]);
-}
-
 static u64 total_dropped(const struct amdgpu_ualink_mbox_stats *s)
 {
 	u64 sum = 0;
@@ -56,7 +34,7 @@ static int call(struct tpod *pod, u16 from, u16 to, u64 tag,
 		struct amdgpu_ualink_req *req)
 {
 	tpod_req_init(req, from, to, tag);
-	return amdgpu_ualink_mbox_call(mbx(pod, from), to, req);
+	return amdgpu_ualink_mbox_call(tpod_mbox(pod, from), to, req);
 }
 
 static enum amdgpu_ualink_conn_state state(struct tpod *pod, u16 id, u16 peer,
@@ -65,7 +43,7 @@ static enum amdgpu_ualink_conn_state state(struct tpod *pod, u16 id, u16 peer,
 	enum amdgpu_ualink_conn_state st = -1;
 	u64 g = 0;
 
-	amdgpu_ualink_mbox_peer_state(mbx(pod, id), peer, &st, &g);
+	amdgpu_ualink_mbox_peer_state(tpod_mbox(pod, id), peer, &st, &g);
 	if (gen)
 		*gen = g;
 	return st;
@@ -79,7 +57,7 @@ static void set_fault(struct kunit *test, struct tpod *pod, u16 id,
 		.types = types, .rate = rate, .count = count, .delay_ms = delay_ms,
 	};
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_fault_set(amdgpu_ualink_mbox_fault(mbx(pod, id)),
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_fault_set(amdgpu_ualink_mbox_fault(tpod_mbox(pod, id)),
 						      kind, &rule), 0);
 }
 
@@ -92,8 +70,8 @@ static void conn_handshake(struct kunit *test)
 	u64 gen;
 
 	tpod_node(pod, B)->grant = true;
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, A)), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peer_bytes(mbx(pod, A), B), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_mbox(pod, A)), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peer_bytes(tpod_mbox(pod, A), B), 0);
 
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
 	KUNIT_EXPECT_EQ(test, req.rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
@@ -102,12 +80,12 @@ static void conn_handshake(struct kunit *test)
 			amdgpu_ualink_npa_build(B, AMDGPU_UALINK_NPA_RESERVE + A * SZ_2M));
 
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
-	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(mbx(pod, B)));
+	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(tpod_mbox(pod, B)));
 	KUNIT_EXPECT_EQ(test, state(pod, B, A, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
-	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(mbx(pod, A)));
+	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(tpod_mbox(pod, A)));
 
-	sa = stats(pod, A, B);
-	sb = stats(pod, B, A);
+	sa = tpod_stats(pod, A, B);
+	sb = tpod_stats(pod, B, A);
 	KUNIT_EXPECT_EQ(test, sa->sent[AMDGPU_UALINK_MSG_HELLO], 1);
 	KUNIT_EXPECT_EQ(test, sa->sent[AMDGPU_UALINK_MSG_NPA_REQ], 1);
 	KUNIT_EXPECT_EQ(test, sa->received[AMDGPU_UALINK_MSG_HELLO_ACK], 1);
@@ -115,13 +93,13 @@ static void conn_handshake(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sb->received[AMDGPU_UALINK_MSG_HELLO], 1);
 	KUNIT_EXPECT_EQ(test, sb->sent[AMDGPU_UALINK_MSG_NPA_RSP], 1);
 	KUNIT_EXPECT_EQ(test, total_dropped(sa) + total_dropped(sb), 0);
-	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, B), 1);
 
 	/* the second request needs no handshake */
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 2, &req), 0);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, A)), 1);
-	KUNIT_EXPECT_GT(test, amdgpu_ualink_mbox_peer_bytes(mbx(pod, A), B), 0);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_mbox(pod, A)), 1);
+	KUNIT_EXPECT_GT(test, amdgpu_ualink_mbox_peer_bytes(tpod_mbox(pod, A), B), 0);
 	/* the default answer of a handler that knows no handle */
 	tpod_node(pod, B)->grant = false;
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 3, &req), 0);
@@ -142,35 +120,36 @@ static void conn_pod_of_16(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		tpod_node(pod, ids[i])->grant = true;
 	for (i = 0; i < 16; i++) {
-		for (j = 0; j < 16; j++) {
-			struct amdgpu_ualink_msg m = tpod_npa_req(ids[i], ids[j], k);
+		struct amdgpu_ualink_mbox *mbox = tpod_mbox(pod, ids[i]);
 
-			if (i == j)
-				continue;
-			reqs[i * 16 + j].msg.type = m.type;
-			memcpy(reqs[i * 16 + j].msg.handle, m.handle, sizeof(m.handle));
-			KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, ids[i]), ids[j],
-									&reqs[i * 16 + j]), 0);
-			k++;
-		}
-	}
-	for (i = 0; i < 16; i++) {
 		for (j = 0; j < 16; j++) {
 			struct amdgpu_ualink_req *r = &reqs[i * 16 + j];
 
 			if (i == j)
 				continue;
-			KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, ids[i]), r), 0);
+			tpod_req_init(r, ids[i], ids[j], k++);
+			KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbox, ids[j], r), 0);
+		}
+	}
+	for (i = 0; i < 16; i++) {
+		struct amdgpu_ualink_mbox *mbox = tpod_mbox(pod, ids[i]);
+
+		for (j = 0; j < 16; j++) {
+			struct amdgpu_ualink_req *r = &reqs[i * 16 + j];
+
+			if (i == j)
+				continue;
+			KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbox, r), 0);
 			KUNIT_EXPECT_EQ(test, r->rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
 			KUNIT_EXPECT_EQ(test, r->rsp.npa,
 					amdgpu_ualink_npa_build(ids[j], AMDGPU_UALINK_NPA_RESERVE +
 								ids[i] * (u64)SZ_2M));
 		}
-		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, ids[i])), 15);
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_mbox(pod, ids[i])), 15);
 	}
 	/* only now has every node answered every other */
 	for (i = 0; i < 16; i++)
-		KUNIT_EXPECT_EQ(test, handled(pod, ids[i]), 15);
+		KUNIT_EXPECT_EQ(test, tpod_handled(pod, ids[i]), 15);
 	KUNIT_EXPECT_EQ(test, k, 240);
 }
 
@@ -181,19 +160,19 @@ static void conn_submit_rejects(struct kunit *test)
 	struct amdgpu_ualink_req req = {};
 
 	tpod_req_init(&req, A, B, 1);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), A, &req), -EINVAL);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), 1024, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), A, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), 1024, &req), -EINVAL);
 	req.msg.type = AMDGPU_UALINK_MSG_HELLO;
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &req), -EINVAL);
 	req.msg.type = AMDGPU_UALINK_MSG_NPA_RSP;
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &req), -EINVAL);
 	/* a field NPA_REQ does not use */
 	req.msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
 	req.msg.generation = 1;
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req), -EINVAL);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 0, 3), -EINVAL);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 100, 17), -EINVAL);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, -1)->sent[AMDGPU_UALINK_MSG_HELLO], 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &req), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 0, 3), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 100, 17), -EINVAL);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, -1)->sent[AMDGPU_UALINK_MSG_HELLO], 0);
 }
 
 /*
@@ -209,7 +188,7 @@ static void conn_timeout(struct kunit *test)
 	unsigned long t0;
 	unsigned int ms;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 300, 3), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 300, 3), 0);
 	t0 = jiffies;
 	KUNIT_EXPECT_EQ(test, call(pod, A, B, 1, &req), -ETIMEDOUT);
 	ms = jiffies_to_msecs(jiffies - t0);
@@ -217,7 +196,7 @@ static void conn_timeout(struct kunit *test)
 	KUNIT_EXPECT_GE(test, ms, 300 - jiffies_to_msecs(1));
 	KUNIT_EXPECT_LT(test, ms, 300 + 5000);
 
-	s = stats(pod, A, B);
+	s = tpod_stats(pod, A, B);
 	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_HELLO], 4);
 	KUNIT_EXPECT_EQ(test, s->retransmitted[AMDGPU_UALINK_MSG_HELLO], 3);
 	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_NPA_REQ], 0);
@@ -233,11 +212,11 @@ static void conn_fault_drop_all(struct kunit *test)
 	struct amdgpu_ualink_mbox_stats *s;
 	struct amdgpu_ualink_req req;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 200, 3), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 200, 3), 0);
 	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_DROP, 0,
 		  AMDGPU_UALINK_FAULT_RATE_ONE, 0, 0);
 	KUNIT_EXPECT_EQ(test, call(pod, A, B, 1, &req), -ETIMEDOUT);
-	s = stats(pod, A, B);
+	s = tpod_stats(pod, A, B);
 	KUNIT_EXPECT_EQ(test, s->faults[AMDGPU_UALINK_FAULT_DROP], 4);
 	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_HELLO], 0);
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_NOT_READY);
@@ -245,7 +224,7 @@ static void conn_fault_drop_all(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 1), 1);
 
 	/* with the fault gone the next call connects */
-	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(mbx(pod, A)));
+	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(tpod_mbox(pod, A)));
 	KUNIT_EXPECT_EQ(test, call(pod, A, B, 2, &req), 0);
 }
 
@@ -262,14 +241,15 @@ static void conn_fault_drop_20(struct kunit *test)
 
 	tpod_node(pod, B)->grant = true;
 	for (i = 0; i < 2; i++) {
-		KUNIT_ASSERT_EQ(test,
-				amdgpu_ualink_mbox_set_timeout(mbx(pod, two[i]), 5000, 12), 0);
+		struct amdgpu_ualink_mbox *mbox = tpod_mbox(pod, two[i]);
+
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbox, 5000, 12), 0);
 		set_fault(test, pod, two[i], AMDGPU_UALINK_FAULT_DROP, 0, 200000, 0, 0);
 	}
 	for (i = 0; i < 20; i++)
 		ok += call(pod, A, B, i, &req) == 0;
-	sa = stats(pod, A, B);
-	sb = stats(pod, B, A);
+	sa = tpod_stats(pod, A, B);
+	sb = tpod_stats(pod, B, A);
 	kunit_info(test, "20 requests: %u completed, %llu+%llu dropped, %llu retransmitted\n",
 		   ok, sa->faults[AMDGPU_UALINK_FAULT_DROP], sb->faults[AMDGPU_UALINK_FAULT_DROP],
 		   sa->retransmitted[AMDGPU_UALINK_MSG_NPA_REQ] +
@@ -280,7 +260,7 @@ static void conn_fault_drop_20(struct kunit *test)
 	KUNIT_EXPECT_GT(test, sa->retransmitted[AMDGPU_UALINK_MSG_NPA_REQ] +
 			sa->retransmitted[AMDGPU_UALINK_MSG_HELLO], 0);
 	/* retransmissions were answered from the cache, never mapped again */
-	KUNIT_EXPECT_EQ(test, handled(pod, B), 20);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, B), 20);
 	KUNIT_EXPECT_EQ(test, sa->timeouts, 0);
 }
 
@@ -288,7 +268,7 @@ static bool dup_seen(void *arg)
 {
 	struct tpod *pod = arg;
 
-	return stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED] >= 1;
+	return tpod_stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED] >= 1;
 }
 
 /* A duplicated NPA_REQ is answered twice but handled once. */
@@ -303,11 +283,11 @@ static void conn_fault_duplicate(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
 	/* the second answer arrives after the first completed the call */
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(dup_seen, pod, 5000));
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_DUPLICATE], 1);
-	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ], 2);
-	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->duplicate_requests, 1);
-	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_DUPLICATE], 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ], 2);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->duplicate_requests, 1);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, B), 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 1);
 }
 
 /* A corrupted message is a CRC drop; the retransmission gets through. */
@@ -316,13 +296,13 @@ static void conn_fault_corrupt(struct kunit *test)
 	struct tpod *pod = tpod_create(test, 2, two, NULL);
 	struct amdgpu_ualink_req req;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 2000, 3), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 2000, 3), 0);
 	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_CORRUPT,
 		  BIT(AMDGPU_UALINK_MSG_NPA_REQ), 0, 1, 0);
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
-	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->dropped[AMDGPU_UALINK_DROP_CRC], 1);
-	KUNIT_EXPECT_GE(test, stats(pod, A, B)->retransmitted[AMDGPU_UALINK_MSG_NPA_REQ], 1);
-	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->dropped[AMDGPU_UALINK_DROP_CRC], 1);
+	KUNIT_EXPECT_GE(test, tpod_stats(pod, A, B)->retransmitted[AMDGPU_UALINK_MSG_NPA_REQ], 1);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, B), 1);
 }
 
 /*
@@ -337,18 +317,18 @@ static void conn_fault_delay(struct kunit *test)
 
 	tpod_node(pod, B)->grant = true;
 	/* first retransmission after 1000 / 15 = 66 ms, the delay is 300 ms */
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 1000, 3), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 1000, 3), 0);
 	set_fault(test, pod, A, AMDGPU_UALINK_FAULT_DELAY,
 		  BIT(AMDGPU_UALINK_MSG_NPA_REQ), 0, 1, 300);
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
 	KUNIT_EXPECT_EQ(test, req.rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(dup_seen, pod, 5000));
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_DELAY], 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_DELAY], 1);
 	/* a slow machine may retransmit more than once: all but one are cached */
-	KUNIT_EXPECT_GE(test, stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ], 2);
-	KUNIT_EXPECT_EQ(test, stats(pod, B, A)->duplicate_requests,
-			stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ] - 1);
-	KUNIT_EXPECT_EQ(test, handled(pod, B), 1);
+	KUNIT_EXPECT_GE(test, tpod_stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ], 2);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->duplicate_requests,
+			tpod_stats(pod, B, A)->received[AMDGPU_UALINK_MSG_NPA_REQ] - 1);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, B), 1);
 }
 
 /* A request held back arrives after the next one; both complete. */
@@ -369,11 +349,11 @@ static void conn_fault_reorder(struct kunit *test)
 		memset(&req[i], 0, sizeof(req[i]));
 		req[i].msg.type = m.type;
 		memcpy(req[i].msg.handle, m.handle, sizeof(m.handle));
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &req[i]), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &req[i]), 0);
 	}
 	for (i = 0; i < 2; i++)
-		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), &req[i]), 0);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_REORDER], 1);
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), &req[i]), 0);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->faults[AMDGPU_UALINK_FAULT_REORDER], 1);
 	KUNIT_ASSERT_EQ(test, atomic_read(&b->logged), 3);
 	KUNIT_EXPECT_EQ(test, b->log[1], req[1].msg.txn);
 	KUNIT_EXPECT_EQ(test, b->log[2], req[0].msg.txn);
@@ -383,7 +363,7 @@ static bool b_saw_request(void *arg)
 {
 	struct tpod *pod = arg;
 
-	return handled(pod, B) >= 1;
+	return tpod_handled(pod, B) >= 1;
 }
 
 /*
@@ -395,27 +375,27 @@ static void conn_peer_reset_mid_request(struct kunit *test)
 {
 	struct tpod *pod = tpod_create(test, 2, two, NULL);
 	struct amdgpu_ualink_req first, *req = tpod_reqs(pod, 1);
-	u64 old = amdgpu_ualink_mbox_generation(mbx(pod, B)), gen;
+	u64 old = amdgpu_ualink_mbox_generation(tpod_mbox(pod, B)), gen;
 
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &first), 0);
 	set_fault(test, pod, B, AMDGPU_UALINK_FAULT_DROP,
 		  BIT(AMDGPU_UALINK_MSG_NPA_FAIL), AMDGPU_UALINK_FAULT_RATE_ONE, 0, 0);
 	atomic_set(&tpod_node(pod, B)->requests[AMDGPU_UALINK_MSG_NPA_REQ], 0);
 	tpod_req_init(req, A, B, 2);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, req), 0);
 	KUNIT_ASSERT_TRUE(test, tpod_wait_for(b_saw_request, pod, 5000));
 
-	amdgpu_ualink_mbox_reset(mbx(pod, B));
-	KUNIT_EXPECT_NE(test, amdgpu_ualink_mbox_generation(mbx(pod, B)), old);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), -ENOLINK);
+	amdgpu_ualink_mbox_reset(tpod_mbox(pod, B));
+	KUNIT_EXPECT_NE(test, amdgpu_ualink_mbox_generation(tpod_mbox(pod, B)), old);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), req), -ENOLINK);
 	/* the callback runs once the peer's lock is dropped, just after */
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 1), 1);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->generation_changes, 1);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->timeouts, 0);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->generation_changes, 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->timeouts, 0);
 	/* A answered B's HELLO: a new connection with the new generation */
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
-	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(mbx(pod, B)));
-	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(mbx(pod, B)));
+	KUNIT_EXPECT_EQ(test, gen, amdgpu_ualink_mbox_generation(tpod_mbox(pod, B)));
+	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(tpod_mbox(pod, B)));
 	KUNIT_EXPECT_EQ(test, call(pod, A, B, 3, req), 0);
 }
 
@@ -427,13 +407,8 @@ static void answer_greeting(struct kunit *test, struct tpod *pod, u32 *next,
 
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, next, &m), 0);
 	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
-	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(mbx(pod, A)));
-	m = (struct amdgpu_ualink_msg) {
-		.type = AMDGPU_UALINK_MSG_HELLO_ACK, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
-		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = B, .receiver = A,
-		.txn = m.txn, .generation = generation,
-	};
-	tpod_send(pod, B, A, &m);
+	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(tpod_mbox(pod, A)));
+	tpod_hello_ack(pod, B, A, m.txn, generation);
 }
 
 /*
@@ -456,7 +431,7 @@ static void conn_generation_mismatch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
 	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
 	KUNIT_EXPECT_EQ(test, m.txn, 100);
-	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(mbx(pod, A)));
+	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(tpod_mbox(pod, A)));
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
 	KUNIT_EXPECT_EQ(test, gen, 7);
 
@@ -464,7 +439,7 @@ static void conn_generation_mismatch(struct kunit *test)
 	tpod_send(pod, B, A, &hello);
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
 	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->duplicate_requests, 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->duplicate_requests, 1);
 
 	req.txn = 101;
 	tpod_send(pod, B, A, &req);
@@ -481,7 +456,7 @@ static void conn_generation_mismatch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
 	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 0), 1);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->generation_changes, 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->generation_changes, 1);
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, &gen), AMDGPU_UALINK_CONN_ESTABLISHED);
 	KUNIT_EXPECT_EQ(test, gen, 8);
 	answer_greeting(test, pod, &next, 8);
@@ -502,9 +477,9 @@ static void conn_generation_mismatch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
 	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO_ACK);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_RESET, 0), 2);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->generation_changes, 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->generation_changes, 1);
 	answer_greeting(test, pod, &next, 8);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 0);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 0);
 }
 
 /* A request outside a connection is dropped and answered with a HELLO. */
@@ -516,11 +491,11 @@ static void conn_unconnected_request(struct kunit *test)
 
 	req.txn = 55;
 	tpod_send(pod, B, A, &req);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNCONNECTED], 1);
-	KUNIT_EXPECT_EQ(test, handled(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNCONNECTED], 1);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, A), 0);
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
 	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
-	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(mbx(pod, A)));
+	KUNIT_EXPECT_EQ(test, m.generation, amdgpu_ualink_mbox_generation(tpod_mbox(pod, A)));
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_HELLO_SENT);
 }
 
@@ -537,19 +512,15 @@ static void conn_crossed_handshake(struct kunit *test)
 	u32 next = 0;
 
 	tpod_req_init(req, A, B, 1);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, req), 0);
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &hello), 0);
 	KUNIT_ASSERT_EQ(test, hello.type, AMDGPU_UALINK_MSG_HELLO);
 
+	tpod_hello_ack(pod, B, A, hello.txn, 42);
 	m = (struct amdgpu_ualink_msg) {
-		.type = AMDGPU_UALINK_MSG_HELLO_ACK, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
-		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = B, .receiver = A,
-		.txn = hello.txn, .generation = 42,
+		.type = AMDGPU_UALINK_MSG_HELLO, .version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = B, .receiver = A, .txn = 9, .generation = 42,
 	};
-	tpod_send(pod, B, A, &m);
-	m.type = AMDGPU_UALINK_MSG_HELLO;
-	m.flags = 0;
-	m.txn = 9;
 	tpod_send(pod, B, A, &m);
 
 	/* A's NPA_REQ and its HELLO_ACK, in either order */
@@ -568,7 +539,7 @@ static void conn_crossed_handshake(struct kunit *test)
 		.reason = AMDGPU_UALINK_FAIL_NO_SPACE,
 	};
 	tpod_send(pod, B, A, &rsp);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), req), 0);
 	KUNIT_EXPECT_EQ(test, req->rsp.reason, AMDGPU_UALINK_FAIL_NO_SPACE);
 }
 
@@ -588,9 +559,9 @@ static void conn_lost_hello_crossed(struct kunit *test)
 	u32 next = 0;
 
 	/* first retransmission after 20 ms */
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 300, 3), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 300, 3), 0);
 	tpod_req_init(req, A, B, 1);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, req), 0);
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);	/* "lost" */
 	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
 	tpod_send(pod, B, A, &hello);
@@ -604,11 +575,11 @@ static void conn_lost_hello_crossed(struct kunit *test)
 	m.reason = AMDGPU_UALINK_FAIL_INVALID_HANDLE;
 	swap(m.sender, m.receiver);
 	tpod_send(pod, B, A, &m);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), req), 0);
 
 	/* well past every retransmission of the lost HELLO */
 	msleep(400);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
 }
 
@@ -622,18 +593,18 @@ static void conn_peer_offline(struct kunit *test)
 	set_fault(test, pod, B, AMDGPU_UALINK_FAULT_DROP,
 		  BIT(AMDGPU_UALINK_MSG_NPA_FAIL), AMDGPU_UALINK_FAULT_RATE_ONE, 0, 0);
 	tpod_req_init(req, A, B, 2);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
-	amdgpu_ualink_mbox_peer_offline(mbx(pod, A), B);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), -ENOLINK);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, req), 0);
+	amdgpu_ualink_mbox_peer_offline(tpod_mbox(pod, A), B);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), req), -ENOLINK);
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_OFFLINE);
 	KUNIT_EXPECT_EQ(test, call(pod, A, B, 3, &req2), -ENOLINK);
 	/* the event comes from A's worker, shortly */
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_OFFLINE, 1), 1);
 	/* a second report changes nothing */
-	amdgpu_ualink_mbox_peer_offline(mbx(pod, A), B);
+	amdgpu_ualink_mbox_peer_offline(tpod_mbox(pod, A), B);
 
-	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(mbx(pod, B)));
-	amdgpu_ualink_mbox_peer_online(mbx(pod, A), B);
+	amdgpu_ualink_fault_clear(amdgpu_ualink_mbox_fault(tpod_mbox(pod, B)));
+	amdgpu_ualink_mbox_peer_online(tpod_mbox(pod, A), B);
 	KUNIT_EXPECT_EQ(test, call(pod, A, B, 4, req), 0);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_OFFLINE, 0), 1);
 	/* B saw a HELLO on a connection with traffic: A restarted it */
@@ -650,8 +621,8 @@ static void conn_cancel(struct kunit *test)
 	set_fault(test, pod, B, AMDGPU_UALINK_FAULT_DELAY,
 		  BIT(AMDGPU_UALINK_MSG_NPA_FAIL), 0, 1, 200);
 	tpod_req_init(req, A, B, 2);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
-	amdgpu_ualink_mbox_cancel(mbx(pod, A), req);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, req), 0);
+	amdgpu_ualink_mbox_cancel(tpod_mbox(pod, A), req);
 	KUNIT_EXPECT_EQ(test, req->status, -ECANCELED);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(dup_seen, pod, 5000));
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);

@@ -32,21 +32,6 @@ static struct tpod *pod_create(struct kunit *test)
 	return pod;
 }
 
-static struct amdgpu_ualink_dev *dev(struct tpod *pod, u16 id)
-{
-	return tpod_node(pod, id)->dev;
-}
-
-static unsigned int grants(struct tpod *pod, u16 id)
-{
-	unsigned int n;
-
-	mutex_lock(&dev(pod, id)->lock);
-	n = dev(pod, id)->num_grants;
-	mutex_unlock(&dev(pod, id)->lock);
-	return n;
-}
-
 static struct amdgpu_ualink_mbox_stats *stats_of(struct tpod *pod, u16 id)
 {
 	struct amdgpu_ualink_mbox_stats *s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
@@ -54,13 +39,6 @@ static struct amdgpu_ualink_mbox_stats *stats_of(struct tpod *pod, u16 id)
 	KUNIT_ASSERT_NOT_NULL(pod->test, s);
 	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, s);
 	return s;
-}
-
-static void export(struct kunit *test, struct tpod *pod, u16 id, struct tobj *o,
-		   u64 handle[2])
-{
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_export_create(dev(pod, id), o, o->size,
-							  &o->slot, handle), 0);
 }
 
 /* Handles: our ID in the low bits, never zero, unique, stable per buffer. */
@@ -76,7 +54,7 @@ static void export_handles(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, h);
 	for (i = 0; i < 1000; i++) {
 		objs[i].size = SZ_4K;
-		export(test, pod, A, &objs[i], h[i]);
+		tpod_export(pod, A, &objs[i], h[i]);
 		KUNIT_EXPECT_EQ(test, h[i][0] & 0x3ff, A);
 		KUNIT_EXPECT_TRUE(test, h[i][0] >> 10 || h[i][1]);
 	}
@@ -84,23 +62,23 @@ static void export_handles(struct kunit *test)
 		for (j = 0; j < i; j++)
 			KUNIT_EXPECT_FALSE(test, h[i][0] == h[j][0] && h[i][1] == h[j][1]);
 	/* the same buffer, the same handle */
-	export(test, pod, A, &objs[7], again);
+	tpod_export(pod, A, &objs[7], again);
 	KUNIT_EXPECT_EQ(test, again[0], h[7][0]);
 	KUNIT_EXPECT_EQ(test, again[1], h[7][1]);
-	KUNIT_EXPECT_EQ(test, dev(pod, A)->num_exports, 1000);
-	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(dev(pod, A), h[7]), &objs[7]);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, A)->num_exports, 1000);
+	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(tpod_dev(pod, A), h[7]), &objs[7]);
 	again[1] ^= 1;
-	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_lookup(dev(pod, A), again));
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_lookup(tpod_dev(pod, A), again));
 
 	for (i = 0; i < 1000; i++)
-		amdgpu_ualink_export_destroy(dev(pod, A), &objs[i].slot);
-	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_lookup(dev(pod, A), h[7]));
-	KUNIT_EXPECT_EQ(test, dev(pod, A)->num_exports, 0);
+		amdgpu_ualink_export_destroy(tpod_dev(pod, A), &objs[i].slot);
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_lookup(tpod_dev(pod, A), h[7]));
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, A)->num_exports, 0);
 	/* a buffer never exported, or destroyed twice: nothing */
-	amdgpu_ualink_export_destroy(dev(pod, A), &objs[0].slot);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_create(dev(pod, A), &objs[0], 0,
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &objs[0].slot);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_create(tpod_dev(pod, A), &objs[0], 0,
 							  &objs[0].slot, again), -EINVAL);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_create(dev(pod, A), &objs[0], 100,
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_create(tpod_dev(pod, A), &objs[0], 100,
 							  &objs[0].slot, again), -EINVAL);
 }
 
@@ -118,7 +96,7 @@ static int export_racer(void *data)
 	struct racer *r = data;
 
 	wait_for_completion(&r->go);
-	r->ret = amdgpu_ualink_export_create(dev(r->pod, A), r->obj, r->obj->size,
+	r->ret = amdgpu_ualink_export_create(tpod_dev(r->pod, A), r->obj, r->obj->size,
 					     &r->obj->slot, r->handle);
 	complete(&r->done);
 	return 0;
@@ -149,14 +127,14 @@ static void export_concurrent(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, r[i].handle[0], r[0].handle[0]);
 		KUNIT_EXPECT_EQ(test, r[i].handle[1], r[0].handle[1]);
 	}
-	KUNIT_EXPECT_EQ(test, dev(pod, A)->num_exports, 1);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, A)->num_exports, 1);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 /* A holds no grant and no pin (the pin goes last, after the unmap). */
 static bool a_idle(void *arg)
 {
-	struct amdgpu_ualink_dev *a = dev(arg, A);
+	struct amdgpu_ualink_dev *a = tpod_dev(arg, A);
 	bool idle;
 
 	mutex_lock(&a->lock);
@@ -177,12 +155,12 @@ static void export_grant_and_release(struct kunit *test)
 	u64 h[2], addr, leaf, allocated;
 	unsigned int ranges;
 
-	export(test, pod, A, o, h);
+	tpod_export(pod, A, o, h);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, C), h, &ic), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h, &ic), 0);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 2);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 2);
 	KUNIT_EXPECT_NE(test, ib->npa, ic->npa);
 	KUNIT_EXPECT_EQ(test, ib->size, o->size);
 
@@ -193,18 +171,18 @@ static void export_grant_and_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, addr, o->addr + SZ_2M + 5);
 
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(dev(pod, B)->wq);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->shootdowns), 1);
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(dev(pod, C)->wq);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	flush_workqueue(tpod_dev(pod, C)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
-	amdgpu_ualink_window_usage(&dev(pod, A)->window, &allocated, &ranges);
+	amdgpu_ualink_window_usage(&tpod_dev(pod, A)->window, &allocated, &ranges);
 	KUNIT_EXPECT_EQ(test, allocated, 0);
-	KUNIT_EXPECT_EQ(test, dev(pod, A)->pt->tables, 1);	/* the root */
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, A)->pt->tables, 1);	/* the root */
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 /*
@@ -223,13 +201,13 @@ static void export_refusals(struct kunit *test)
 	u32 next = 0;
 	u64 h[2], wrong[2];
 
-	export(test, pod, A, o, h);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, D), h, &imp), -EACCES);
+	tpod_export(pod, A, o, h);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, D), h, &imp), -EACCES);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_node(pod, D)->mbox), 0);
 
 	wrong[0] = h[0];
 	wrong[1] = h[1] ^ BIT_ULL(63);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), wrong, &imp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), wrong, &imp), -ENOENT);
 
 	/* R is not a member of A's pod: the same answer as a wrong handle */
 	tpod_send(pod, R, A, &hello);
@@ -243,8 +221,8 @@ static void export_refusals(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_FAIL);
 	KUNIT_EXPECT_EQ(test, m.reason, AMDGPU_UALINK_FAIL_INVALID_HANDLE);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 /* The exporter's window is full: -ENOSPC, and nothing stays pinned. */
@@ -255,13 +233,13 @@ static void export_no_space(struct kunit *test)
 	struct amdgpu_ualink_import *ib;
 	u64 h[2];
 
-	export(test, pod, A, o, h);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
 	/* 2 TiB minus the ring reserve holds one 1 TiB range */
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, C), h, &ib), -ENOSPC);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h, &ib), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	/* B's import was revoked */
 	KUNIT_EXPECT_EQ(test, ib->state, AMDGPU_UALINK_IMPORT_DEAD);
@@ -280,32 +258,32 @@ static void export_destroy_revokes(struct kunit *test)
 	struct amdgpu_ualink_import *ib, *ic, *again;
 	u64 h[2];
 
-	export(test, pod, A, o, h);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
 	amdgpu_ualink_import_set_obj(ib, bb);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, C), h, &ic), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h, &ic), 0);
 	amdgpu_ualink_import_set_obj(ic, cb);
 
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	KUNIT_EXPECT_TRUE(test, bb->dead);
 	KUNIT_EXPECT_TRUE(test, cb->dead);
 	KUNIT_EXPECT_EQ(test, ib->state, AMDGPU_UALINK_IMPORT_DEAD);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->shootdowns), 2);
 	/* each importer answered the revocation */
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 2);
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->timeouts, 0);
 
 	/* the handle is gone */
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &again), -ENOENT);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &again), -ENOENT);
 	/* dead imports hold nothing: their last put sends no release */
 	amdgpu_ualink_import_put(ib);
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(dev(pod, B)->wq);
-	flush_workqueue(dev(pod, C)->wq);
-	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
-	KUNIT_EXPECT_EQ(test, dev(pod, C)->num_imports, 0);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	flush_workqueue(tpod_dev(pod, C)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, C)->num_imports, 0);
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 2);
 }
 
@@ -317,15 +295,15 @@ static void export_importer_reset(struct kunit *test)
 	struct amdgpu_ualink_import *ib;
 	u64 h[2];
 
-	export(test, pod, A, o, h);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &ib), 0);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
-	amdgpu_ualink_mbox_reset(dev(pod, B)->mbox);
+	amdgpu_ualink_mbox_reset(tpod_dev(pod, B)->mbox);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(a_idle, pod, 10000));
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	/* B's side: its import is from a connection that ended */
 	amdgpu_ualink_import_put(ib);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 /* --- figures: printed, never asserted --- */
@@ -345,16 +323,16 @@ static void export_memory(struct kunit *test)
 	unsigned int i;
 	u64 h[2];
 
-	export(test, pod, A, o, h);
-	none = amdgpu_ualink_export_bytes(dev(pod, A), h);
+	tpod_export(pod, A, o, h);
+	none = amdgpu_ualink_export_bytes(tpod_dev(pod, A), h);
 	for (i = 0; i < 16; i++) {
-		struct amdgpu_ualink_dev *importer = dev(pod, many[1 + i]);
+		struct amdgpu_ualink_dev *importer = tpod_dev(pod, many[1 + i]);
 
 		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(importer, h, &imps[i]), 0);
 		if (!i)
-			one = amdgpu_ualink_export_bytes(dev(pod, A), h);
+			one = amdgpu_ualink_export_bytes(tpod_dev(pod, A), h);
 	}
-	sixteen = amdgpu_ualink_export_bytes(dev(pod, A), h);
+	sixteen = amdgpu_ualink_export_bytes(tpod_dev(pod, A), h);
 	grant = (sixteen - one) / 15;
 	kunit_info(test, "export: %zu bytes with no importer, %zu with 1, %zu with 16; %zu per importer, so %zu with 1,023\n",
 		   none, one, sixteen, grant, none + 1023 * grant);
@@ -364,8 +342,8 @@ static void export_memory(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		amdgpu_ualink_import_put(imps[i]);
 	for (i = 0; i < 16; i++)
-		flush_workqueue(dev(pod, many[1 + i])->wq);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+		flush_workqueue(tpod_dev(pod, many[1 + i])->wq);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 static struct kunit_case amdgpu_ualink_export_cases[] = {

@@ -36,11 +36,6 @@ static struct tpod *pod_create(struct kunit *test, unsigned int n)
 	return pod;
 }
 
-static struct amdgpu_ualink_dev *dev(struct tpod *pod, u16 id)
-{
-	return tpod_node(pod, id)->dev;
-}
-
 static u64 received(struct tpod *pod, u16 id, u16 type)
 {
 	struct amdgpu_ualink_mbox_stats s;
@@ -57,23 +52,6 @@ static u64 sent(struct tpod *pod, u16 id, u16 type)
 	return s.sent[type];
 }
 
-static unsigned int grants(struct tpod *pod, u16 id)
-{
-	unsigned int n;
-
-	mutex_lock(&dev(pod, id)->lock);
-	n = dev(pod, id)->num_grants;
-	mutex_unlock(&dev(pod, id)->lock);
-	return n;
-}
-
-static void export(struct kunit *test, struct tpod *pod, u16 id, struct tobj *o,
-		   u64 handle[2])
-{
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_export_create(dev(pod, id), o, o->size,
-							  &o->slot, handle), 0);
-}
-
 /* A second import of a live handle is the same import; one request. */
 static void import_basic_and_twice(struct kunit *test)
 {
@@ -83,27 +61,27 @@ static void import_basic_and_twice(struct kunit *test)
 	u16 owner;
 	u64 h[2], off;
 
-	export(test, pod, A, o, h);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &i1), 0);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &i1), 0);
 	KUNIT_EXPECT_EQ(test, i1->state, AMDGPU_UALINK_IMPORT_READY);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_split(i1->npa, &owner, &off), 0);
 	KUNIT_EXPECT_EQ(test, owner, A);
 	KUNIT_EXPECT_GE(test, off, AMDGPU_UALINK_NPA_RESERVE);
 	KUNIT_EXPECT_EQ(test, i1->size, SZ_2M);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &i2), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &i2), 0);
 	KUNIT_EXPECT_PTR_EQ(test, i1, i2);
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 1);
 
 	/* the table does not keep it: the last put releases */
 	amdgpu_ualink_import_put(i2);
-	flush_workqueue(dev(pod, B)->wq);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
 	amdgpu_ualink_import_put(i1);
-	flush_workqueue(dev(pod, B)->wq);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_RELEASE), 1);
-	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 struct racer {
@@ -134,9 +112,9 @@ static void import_concurrent(struct kunit *test)
 	u64 h[2];
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
-	export(test, pod, A, o, h);
+	tpod_export(pod, A, o, h);
 	for (i = 0; i < 8; i++) {
-		r[i].dev = dev(pod, B);
+		r[i].dev = tpod_dev(pod, B);
 		r[i].handle = h;
 		init_completion(&r[i].go);
 		init_completion(&r[i].done);
@@ -154,9 +132,9 @@ static void import_concurrent(struct kunit *test)
 	for (i = 0; i < 8; i++)
 		if (!r[i].ret)
 			amdgpu_ualink_import_put(r[i].imp);
-	flush_workqueue(dev(pod, B)->wq);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 /* Every errno of an import, one case each. */
@@ -167,33 +145,33 @@ static void import_errors(struct kunit *test)
 	struct amdgpu_ualink_import *imp;
 	u64 h[2], hb[2], bad[2], zero[2] = {};
 
-	export(test, pod, A, o, h);
-	export(test, pod, B, mine, hb);
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, B, mine, hb);
 	/* R never answers: 2 s, not 5 */
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(dev(pod, B)->mbox, 2000, 3), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_dev(pod, B)->mbox, 2000, 3), 0);
 
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), zero, &imp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), zero, &imp), -EINVAL);
 	/* our own handle: our own buffer */
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), hb, &imp),
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), hb, &imp),
 			AMDGPU_UALINK_IMPORT_LOCAL);
-	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(dev(pod, B), hb), mine);
+	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(tpod_dev(pod, B), hb), mine);
 	/* another virtual pod: refused before anything is sent */
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, D), h, &imp), -EACCES);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, D), h, &imp), -EACCES);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_node(pod, D)->mbox), 0);
 	/* unknown handle */
 	bad[0] = h[0];
 	bad[1] = ~h[1];
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), bad, &imp), -ENOENT);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), bad, &imp), -ENOENT);
 	/* an exporter that never answers */
 	bad[0] = (h[0] & ~0x3ffULL) | R;
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), bad, &imp), -ETIMEDOUT);
-	flush_workqueue(dev(pod, B)->wq);
-	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), bad, &imp), -ETIMEDOUT);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	/* none of it left anything behind at A */
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
-	amdgpu_ualink_export_destroy(dev(pod, B), &mine->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, B), &mine->slot);
 }
 
 /*
@@ -211,27 +189,28 @@ static void import_batch(struct kunit *test)
 
 	for (i = 0; i < NX; i++) {
 		objs[i] = tpod_obj(pod, 0, SZ_4K);
-		export(test, pod, ids[4 + i], objs[i], h[i]);
+		tpod_export(pod, ids[4 + i], objs[i], h[i]);
 	}
 	tpod_pause(pod, B, true);	/* no answer gets in before all left */
 	for (i = 0; i < NX; i++)
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(dev(pod, B), h[i], &imps[i]), 0);
+		KUNIT_ASSERT_EQ(test,
+				amdgpu_ualink_import_start(tpod_dev(pod, B), h[i], &imps[i]), 0);
 	/* every exporter has been written to before the first wait */
 	for (i = 0; i < NX; i++) {
-		amdgpu_ualink_mbox_stats(dev(pod, B)->mbox, ids[4 + i], &s);
+		amdgpu_ualink_mbox_stats(tpod_dev(pod, B)->mbox, ids[4 + i], &s);
 		KUNIT_EXPECT_GE(test, s.sent[AMDGPU_UALINK_MSG_HELLO], 1);
 	}
 	tpod_pause(pod, B, false);
 	for (i = 0; i < NX; i++) {
 		KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_finish(imps[i]), 0);
-		KUNIT_EXPECT_EQ(test, grants(pod, ids[4 + i]), 1);
+		KUNIT_EXPECT_EQ(test, tpod_grants(pod, ids[4 + i]), 1);
 	}
 	for (i = 0; i < NX; i++)
 		amdgpu_ualink_import_put(imps[i]);
-	flush_workqueue(dev(pod, B)->wq);
+	flush_workqueue(tpod_dev(pod, B)->wq);
 	for (i = 0; i < NX; i++) {
-		KUNIT_EXPECT_EQ(test, grants(pod, ids[4 + i]), 0);
-		amdgpu_ualink_export_destroy(dev(pod, ids[4 + i]), &objs[i]->slot);
+		KUNIT_EXPECT_EQ(test, tpod_grants(pod, ids[4 + i]), 0);
+		amdgpu_ualink_export_destroy(tpod_dev(pod, ids[4 + i]), &objs[i]->slot);
 	}
 }
 
@@ -248,20 +227,20 @@ static void import_exporter_reset(struct kunit *test)
 	struct amdgpu_ualink_import *imp, *again;
 	u64 h[2];
 
-	export(test, pod, A, o, h);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &imp), 0);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &imp), 0);
 	amdgpu_ualink_import_set_obj(imp, buf);
-	amdgpu_ualink_mbox_reset(dev(pod, A)->mbox);
+	amdgpu_ualink_mbox_reset(tpod_dev(pod, A)->mbox);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(b_revoked, pod, 10000));
 	KUNIT_EXPECT_TRUE(test, buf->dead);
 	KUNIT_EXPECT_EQ(test, imp->state, AMDGPU_UALINK_IMPORT_DEAD);
 	/* a new import asks anew, and A (its export alive) grants again */
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &again), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &again), 0);
 	KUNIT_EXPECT_PTR_NE(test, again, imp);
 	amdgpu_ualink_import_put(imp);
 	amdgpu_ualink_import_put(again);
-	flush_workqueue(dev(pod, B)->wq);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 }
 
@@ -277,20 +256,20 @@ static void import_release_then_again(struct kunit *test)
 	unsigned int i;
 	u64 h[2];
 
-	export(test, pod, A, o, h);
+	tpod_export(pod, A, o, h);
 	for (i = 0; i < 50; i++) {
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &imp), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &imp), 0);
 		amdgpu_ualink_import_put(imp);
 	}
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev(pod, B), h, &imp), 0);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 1);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &imp), 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 51);
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_RELEASE), 50);
 	amdgpu_ualink_import_put(imp);
-	flush_workqueue(dev(pod, B)->wq);
-	KUNIT_EXPECT_EQ(test, grants(pod, A), 0);
-	amdgpu_ualink_export_destroy(dev(pod, A), &o->slot);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 /*
@@ -306,15 +285,10 @@ static void import_revoke_overtakes_grant(struct kunit *test)
 	u64 h[2] = { (0xabcULL << 10) | R, 7 };
 	u32 next = 0;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(dev(pod, B), h, &imp), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, &imp), 0);
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &m), 0);
 	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
-	m = (struct amdgpu_ualink_msg) {
-		.type = AMDGPU_UALINK_MSG_HELLO_ACK, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
-		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = R, .receiver = B,
-		.txn = m.txn, .generation = 5,
-	};
-	tpod_send(pod, R, B, &m);
+	tpod_hello_ack(pod, R, B, m.txn, 5);
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
 	KUNIT_ASSERT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_REQ);
 
@@ -335,8 +309,8 @@ static void import_revoke_overtakes_grant(struct kunit *test)
 	m.txn = imp->req.msg.txn;
 	tpod_send(pod, R, B, &m);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_finish(imp), -ENOENT);
-	flush_workqueue(dev(pod, B)->wq);
-	KUNIT_EXPECT_EQ(test, dev(pod, B)->num_imports, 0);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	/* one NPA_RELEASE: the answer to the revocation, no release of its own */
 	KUNIT_EXPECT_EQ(test, sent(pod, B, AMDGPU_UALINK_MSG_NPA_RELEASE), 1);
 }

@@ -22,28 +22,6 @@
 #define B	900
 #define R	77	/* played by the test */
 
-static struct amdgpu_ualink_mbox *mbx(struct tpod *pod, u16 id)
-{
-	return tpod_node(pod, id)->mbox;
-}
-
-/* The counters of @id about @peer (-1: all), freed with the test. */
-static struct amdgpu_ualink_mbox_stats *stats(struct tpod *pod, u16 id, int peer)
-{
-	struct amdgpu_ualink_mbox_stats *s;
-
-	s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(pod->test, s);
-	amdgpu_ualink_mbox_stats(mbx(pod, id), peer, s);
-	return s;
-}
-
-/* NPA_REQs @id's handler saw. */
-static int handled(struct tpod *pod, u16 id)
-{
-	return atomic_read(&tpod_node(pod, id)->requests[AMDGPU_UALINK_MSG_NPA_REQ]);
-}
-
 static u64 sum(const u64 *v, unsigned int n)
 {
 	u64 total = 0;
@@ -70,7 +48,7 @@ static bool a_ring_full(void *arg)
 {
 	struct tpod *pod = arg;
 
-	return stats(pod, A, B)->ring_full > 0;
+	return tpod_stats(pod, A, B)->ring_full > 0;
 }
 
 /*
@@ -90,28 +68,28 @@ static void mbox_backpressure(struct kunit *test)
 
 	tpod_node(pod, B)->grant = true;
 	/* 30 s for each request; the first retransmission after 15 ms */
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 30000, 10), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 30000, 10), 0);
 	tpod_req_init(&ra[0], A, B, 1000);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_call(mbx(pod, A), B, &ra[0]), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_call(tpod_mbox(pod, A), B, &ra[0]), 0);
 
 	tpod_pause(pod, B, true);
 	for (i = 0; i < 100; i++) {
 		tpod_req_init(&ra[i], A, B, i);
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, &ra[i]), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &ra[i]), 0);
 	}
-	KUNIT_EXPECT_EQ(test, stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_NPA_REQ], 1 + 16);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_NPA_REQ], 1 + 16);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(a_ring_full, pod, 20000));
 	tpod_pause(pod, B, false);
 
 	for (i = 0; i < 100; i++)
-		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), &ra[i]), 0);
-	sa = stats(pod, A, B);
-	sb = stats(pod, B, A);
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), &ra[i]), 0);
+	sa = tpod_stats(pod, A, B);
+	sb = tpod_stats(pod, B, A);
 	kunit_info(test, "A: %llu requests written, %llu waited for ring space; B: %llu answered from cache\n",
 		   sa->sent[AMDGPU_UALINK_MSG_NPA_REQ], sa->ring_full, sb->duplicate_requests);
 	KUNIT_EXPECT_GT(test, sa->ring_full, 0);
 	KUNIT_EXPECT_GT(test, sb->duplicate_requests, 0);
-	KUNIT_EXPECT_EQ(test, handled(pod, B), 101);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, B), 101);
 	KUNIT_EXPECT_EQ(test, sa->timeouts, 0);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
 }
@@ -136,7 +114,7 @@ static void mbox_ring_stuck(struct kunit *test)
 	unsigned int i;
 	u8 e[AMDGPU_UALINK_MSG_SIZE];
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(mbx(pod, A), 1000, 0), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 1000, 0), 0);
 	tpod_send(pod, R, A, &hello);
 	for (i = 0; i < 6 * AMDGPU_UALINK_RING_ENTRIES; i++) {
 		m = tpod_npa_req(R, A, i);
@@ -148,14 +126,14 @@ static void mbox_ring_stuck(struct kunit *test)
 			KUNIT_ASSERT_TRUE(test, tpod_wait_consumed(pod, R, A));
 		}
 	}
-	s = stats(pod, A, R);
+	s = tpod_stats(pod, A, R);
 	KUNIT_EXPECT_EQ(test, s->received[AMDGPU_UALINK_MSG_NPA_REQ], 384);
 	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_NPA_FAIL], 63);
 	KUNIT_EXPECT_EQ(test, s->ring_full, 256);
 	KUNIT_EXPECT_EQ(test, s->replies_lost, 65);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 1), 1);
-	KUNIT_EXPECT_EQ(test, stats(pod, A, R)->sent[AMDGPU_UALINK_MSG_NPA_FAIL], 63);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, A)), 1);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, R)->sent[AMDGPU_UALINK_MSG_NPA_FAIL], 63);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_mbox(pod, A)), 1);
 }
 
 struct reject_case {
@@ -245,7 +223,7 @@ static void mbox_rejects(struct kunit *test)
 		break;
 	case AMDGPU_UALINK_DROP_MISMATCH:	/* A asks; R answers about another handle */
 		tpod_req_init(req, A, R, 5);
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), R, req), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), R, req), 0);
 		KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, &next, &got), 0);
 		KUNIT_ASSERT_EQ(test, got.type, AMDGPU_UALINK_MSG_NPA_REQ);
 		m = got;
@@ -295,13 +273,13 @@ static void mbox_rejects(struct kunit *test)
 	tpod_publish(pod, R, A);
 	KUNIT_ASSERT_TRUE(test, tpod_wait_consumed(pod, R, A));
 
-	s = stats(pod, A, R);
+	s = tpod_stats(pod, A, R);
 	KUNIT_EXPECT_EQ(test, s->dropped[c->drop], expected);
 	KUNIT_EXPECT_EQ(test, sum(s->dropped, AMDGPU_UALINK_DROP_REASONS), expected);
-	KUNIT_EXPECT_EQ(test, handled(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, tpod_handled(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->requests[AMDGPU_UALINK_MSG_NPA_RELEASE]), 0);
 	if (c->drop == AMDGPU_UALINK_DROP_MISMATCH)
-		amdgpu_ualink_mbox_cancel(mbx(pod, A), req);
+		amdgpu_ualink_mbox_cancel(tpod_mbox(pod, A), req);
 
 	/* still answering */
 	if (c->drop != AMDGPU_UALINK_DROP_UNCONNECTED) {
@@ -338,13 +316,13 @@ static void mbox_doorbell_burst(struct kunit *test)
 	/* published without a doorbell: the burst below rings it */
 	smp_store_release(&tpod_ring(pod, A, R)->head, tpod_ring(pod, A, R)->staged);
 	for (i = 0; i < 1000; i++)
-		amdgpu_ualink_mbox_doorbell(mbx(pod, A), R);
+		amdgpu_ualink_mbox_doorbell(tpod_mbox(pod, A), R);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_consumed(pod, R, A));
-	KUNIT_EXPECT_EQ(test, stats(pod, A, R)->received[AMDGPU_UALINK_MSG_HELLO], 2);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, R)->received[AMDGPU_UALINK_MSG_HELLO], 2);
 	/* doorbells of nodes that do not exist, or of ourselves, are ignored */
-	amdgpu_ualink_mbox_doorbell(mbx(pod, A), 1024);
-	amdgpu_ualink_mbox_doorbell(mbx(pod, A), A);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(mbx(pod, A)), 1);
+	amdgpu_ualink_mbox_doorbell(tpod_mbox(pod, A), 1024);
+	amdgpu_ualink_mbox_doorbell(tpod_mbox(pod, A), A);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_mbox(pod, A)), 1);
 }
 
 /* A message for the fuzzer: random bytes, or a mutated real message. */
@@ -428,7 +406,7 @@ static void mbox_fuzz(struct kunit *test)
 		KUNIT_ASSERT_TRUE_MSG(test, tpod_wait_consumed(pod, R, A),
 				      "stuck after %llu messages", fed);
 	}
-	s = stats(pod, A, R);
+	s = tpod_stats(pod, A, R);
 	received = sum(s->received, AMDGPU_UALINK_MSG_TYPES);
 	dropped = sum(s->dropped, AMDGPU_UALINK_DROP_REASONS);
 	kunit_info(test, "%llu messages in %lld ms: %llu received, %llu dropped (crc %llu, unmatched %llu), %llu connection resets\n",
@@ -474,8 +452,8 @@ static void mbox_print(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, t.buf);
 	tpod_req_init(&req, A, B, 1);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_call(mbx(pod, A), B, &req), 0);
-	amdgpu_ualink_mbox_print(mbx(pod, A), &p);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_call(tpod_mbox(pod, A), B, &req), 0);
+	amdgpu_ualink_mbox_print(tpod_mbox(pod, A), &p);
 	kunit_info(test, "%s", t.buf);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(t.buf, "node 5 generation "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(t.buf, "peer 900: established"));
@@ -499,12 +477,15 @@ static u64 rate(struct kunit *test, struct tpod *pod, struct amdgpu_ualink_req *
 
 		/* the slot's previous request, depth requests ago */
 		if (i >= depth)
-			KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), req), 0);
+			KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), req), 0);
 		tpod_req_init(req, A, B, i);
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(mbx(pod, A), B, req), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, req), 0);
 	}
-	for (i = n - min(n, depth); i < n; i++)
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_wait(mbx(pod, A), &reqs[i % depth]), 0);
+	for (i = n - min(n, depth); i < n; i++) {
+		struct amdgpu_ualink_req *req = &reqs[i % depth];
+
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), req), 0);
+	}
 	ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
 	return div64_u64((u64)n * NSEC_PER_SEC, max_t(s64, ns, 1));
 }
@@ -526,11 +507,11 @@ static void mbox_benchmark(struct kunit *test)
 	kunit_info(test, "32 in flight: %llu requests/s = %llu messages/s\n",
 		   many, 2 * many);
 	kunit_info(test, "memory: a peer that never talked %zu bytes, a connected peer %zu bytes (%zu with the answers to its requests), a node %zu bytes\n",
-		   amdgpu_ualink_mbox_peer_bytes(mbx(pod, A), 1),
-		   amdgpu_ualink_mbox_peer_bytes(mbx(pod, A), B),
-		   amdgpu_ualink_mbox_peer_bytes(mbx(pod, B), A),
-		   ksize(mbx(pod, A)));
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peer_bytes(mbx(pod, A), 1), 0);
+		   amdgpu_ualink_mbox_peer_bytes(tpod_mbox(pod, A), 1),
+		   amdgpu_ualink_mbox_peer_bytes(tpod_mbox(pod, A), B),
+		   amdgpu_ualink_mbox_peer_bytes(tpod_mbox(pod, B), A),
+		   ksize(tpod_mbox(pod, A)));
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peer_bytes(tpod_mbox(pod, A), 1), 0);
 }
 
 static struct kunit_case amdgpu_ualink_mbox_cases[] = {

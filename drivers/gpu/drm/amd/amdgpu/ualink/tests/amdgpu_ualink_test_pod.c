@@ -532,3 +532,63 @@ int tpod_events(struct tpod *pod, u16 id, enum amdgpu_ualink_peer_event ev,
 		usleep_range(500, 1000);
 	return atomic_read(count);
 }
+
+/* Node @id's mailbox. */
+struct amdgpu_ualink_mbox *tpod_mbox(struct tpod *pod, u16 id)
+{
+	return tpod_node(pod, id)->mbox;
+}
+
+/* Node @id's device (TPOD_DEV). */
+struct amdgpu_ualink_dev *tpod_dev(struct tpod *pod, u16 id)
+{
+	return tpod_node(pod, id)->dev;
+}
+
+/* The counters of @id about @peer (-1: all), freed with the test. */
+struct amdgpu_ualink_mbox_stats *tpod_stats(struct tpod *pod, u16 id, int peer)
+{
+	struct amdgpu_ualink_mbox_stats *s;
+
+	s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(pod->test, s);
+	amdgpu_ualink_mbox_stats(tpod_mbox(pod, id), peer, s);
+	return s;
+}
+
+/* NPA_REQs @id's test handler saw (TPOD_MBOX). */
+int tpod_handled(struct tpod *pod, u16 id)
+{
+	return atomic_read(&tpod_node(pod, id)->requests[AMDGPU_UALINK_MSG_NPA_REQ]);
+}
+
+/* Ranges @id's device grants to importers (TPOD_DEV). */
+unsigned int tpod_grants(struct tpod *pod, u16 id)
+{
+	struct amdgpu_ualink_dev *dev = tpod_dev(pod, id);
+	unsigned int n;
+
+	mutex_lock(&dev->lock);
+	n = dev->num_grants;
+	mutex_unlock(&dev->lock);
+	return n;
+}
+
+/* Export @o from @id's device. */
+void tpod_export(struct tpod *pod, u16 id, struct tobj *o, u64 handle[2])
+{
+	KUNIT_ASSERT_EQ(pod->test, amdgpu_ualink_export_create(tpod_dev(pod, id), o, o->size,
+							       &o->slot, handle), 0);
+}
+
+/* As raw node @from: answer @to's HELLO @txn with generation @gen. */
+void tpod_hello_ack(struct tpod *pod, u16 from, u16 to, u32 txn, u64 gen)
+{
+	struct amdgpu_ualink_msg m = {
+		.type = AMDGPU_UALINK_MSG_HELLO_ACK, .flags = AMDGPU_UALINK_MSG_F_RESPONSE,
+		.version = AMDGPU_UALINK_PROTO_VERSION, .sender = from, .receiver = to,
+		.txn = txn, .generation = gen,
+	};
+
+	tpod_send(pod, from, to, &m);
+}

@@ -104,6 +104,13 @@ int tpod_events(struct tpod *pod, u16 id, enum amdgpu_ualink_peer_event ev,
 void tpod_req_init(struct amdgpu_ualink_req *req, u16 from, u16 exporter,
 		   u64 tag);
 struct tobj *tpod_obj(struct tpod *pod, u64 addr, u64 size);
+struct amdgpu_ualink_mbox *tpod_mbox(struct tpod *pod, u16 id);
+struct amdgpu_ualink_dev *tpod_dev(struct tpod *pod, u16 id);
+struct amdgpu_ualink_mbox_stats *tpod_stats(struct tpod *pod, u16 id, int peer);
+int tpod_handled(struct tpod *pod, u16 id);
+unsigned int tpod_grants(struct tpod *pod, u16 id);
+void tpod_export(struct tpod *pod, u16 id, struct tobj *o, u64 handle[2]);
+void tpod_hello_ack(struct tpod *pod, u16 from, u16 to, u32 txn, u64 gen);
 bool tpod_wait_for(bool (*cond)(void *), void *arg, unsigned int ms);
 
 #endif /* __AMDGPU_UALINK_TEST_POD_H__ */

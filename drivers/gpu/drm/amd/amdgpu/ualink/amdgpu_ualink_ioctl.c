@@ -163,9 +163,11 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 		if (!ret)
 			ret = gops->import_handle(gpriv, file, imp, local, &e->gem_handle);
 		if (!ret && (flags & AMDGPU_UALINK_IMPORT_FDS)) {
-			/* the fd is made from the new GEM handle's buffer */
+			/* a second reference, for the fd */
 			if (imp)
 				amdgpu_ualink_import_ref(imp);
+			else
+				udev->ops->get(udev->priv, local);
 			ret = gops->import_fd(gpriv, file, imp, local, flags);
 			if (ret >= 0) {
 				e->fd = ret;

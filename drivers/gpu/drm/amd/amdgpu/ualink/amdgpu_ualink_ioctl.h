@@ -32,16 +32,17 @@ struct amdgpu_ualink_gem_ops {
 	void (*put)(void *priv, void *obj);
 	/**
 	 * @import_fd: a dma-buf fd in @file for @imp, or for our own buffer
-	 * @local when @imp is NULL. Takes over the import's reference in all
-	 * cases. Returns the fd or a negative errno.
+	 * @local when @imp is NULL. Takes over the reference to @imp, or the
+	 * one &amdgpu_ualink_dev_ops.get took on @local, in all cases.
+	 * Returns the fd or a negative errno.
 	 */
 	int (*import_fd)(void *priv, struct drm_file *file,
 			 struct amdgpu_ualink_import *imp, void *local,
 			 u32 flags);
 	/**
 	 * @import_handle: a GEM handle of @file for @imp, or for @local when
-	 * @imp is NULL, in @gem_handle. Takes over the import's reference in
-	 * all cases. Returns 0 or a negative errno.
+	 * @imp is NULL, in @gem_handle. Takes over the reference as
+	 * @import_fd does. Returns 0 or a negative errno.
 	 */
 	int (*import_handle)(void *priv, struct drm_file *file,
 			     struct amdgpu_ualink_import *imp, void *local,

@@ -108,8 +108,11 @@ static void fake_release(void *data)
 	struct fake_drv *f = data;
 	unsigned int i;
 
-	for (i = 0; i < f->n; i++)
+	for (i = 0; i < f->n; i++) {
 		amdgpu_ualink_import_put(f->held[i]);
+		if (f->local[i])
+			((struct tobj *)f->local[i])->refs--;
+	}
 	f->n = 0;
 	flush_workqueue(tpod_node(f->pod, f->id)->dev->wq);
 }
@@ -246,6 +249,8 @@ static void ioctl_export_import(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -EPERM);
 
 	fake_release(fb);
+	fake_release(fa);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
 }
 
@@ -302,7 +307,19 @@ static void ioctl_batch(struct kunit *test)
 	args.u.batch.entries = addr + PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EFAULT);
 
+	/* A imports its own handle in a batch: a reference each for handle and fd */
+	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[3].handle };
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
+	args.u.batch.entries = addr;
+	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(e, ue, sizeof(e[0])), 0);
+	KUNIT_EXPECT_EQ(test, e[0].error, 0);
+	KUNIT_EXPECT_GE(test, e[0].fd, 100);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 2);
+
+	fake_release(fa);
 	fake_release(fb);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
 	amdgpu_ualink_export_destroy(tpod_node(pod, D)->dev, &fd->objs[0]->slot);
 }

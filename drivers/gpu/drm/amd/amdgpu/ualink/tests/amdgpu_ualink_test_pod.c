@@ -179,6 +179,7 @@ static const struct amdgpu_ualink_mbox_handlers tpod_handlers = {
 
 static bool d_get(void *priv, void *obj)
 {
+	((struct tobj *)obj)->refs++;
 	return true;
 }
 

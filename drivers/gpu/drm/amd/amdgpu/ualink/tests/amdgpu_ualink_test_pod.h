@@ -38,6 +38,7 @@ struct tobj {
 	u64 addr;
 	u64 size;
 	int pins;
+	int refs;	/* taken by the core's get, for imports of our own */
 	bool dead;	/* an import's buffer, revoked */
 	void *slot;	/* the core's export */
 };

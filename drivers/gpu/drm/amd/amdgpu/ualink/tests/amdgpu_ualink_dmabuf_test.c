@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * KUnit tests for the dma-buf of an imported buffer
+ * (amdgpu_ualink_dmabuf.c), on KUnit DRM devices.
+ */
+
+#include <kunit/device.h>
+#include <kunit/test.h>
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/fcntl.h>
+#include <linux/file.h>
+#include <linux/iosys-map.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_kunit_helpers.h>
+#include <drm/drm_prime.h>
+
+#include "../amdgpu_ualink_dmabuf.h"
+
+MODULE_IMPORT_NS(DMA_BUF);
+
+struct dmabuf_test {
+	struct device *dev, *other_dev;
+	struct drm_device *drm, *other;
+	struct drm_gem_object *obj;
+	struct dma_buf *dma_buf;
+};
+
+static void tgem_free(struct drm_gem_object *obj)
+{
+	drm_gem_object_release(obj);
+	kfree(obj);
+}
+
+static const struct drm_gem_object_funcs tgem_funcs = {
+	.free = tgem_free,
+	.export = amdgpu_ualink_dmabuf_export,
+};
+
+static struct drm_gem_object *tgem_new(struct kunit *test, struct drm_device *drm)
+{
+	struct drm_gem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, obj);
+	obj->funcs = &tgem_funcs;
+	drm_gem_private_object_init(drm, obj, SZ_2M);
+	return obj;
+}
+
+static int dmabuf_test_init(struct kunit *test)
+{
+	struct dmabuf_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, t);
+	t->dev = drm_kunit_helper_alloc_device(test);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->dev);
+	/* the helper's device has a fixed name: the other one needs another */
+	t->other_dev = kunit_device_register(test, "amdgpu-ualink-other");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->other_dev);
+	t->drm = __drm_kunit_helper_alloc_drm_device(test, t->dev, sizeof(*t->drm), 0,
+						     DRIVER_GEM);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->drm);
+	t->other = __drm_kunit_helper_alloc_drm_device(test, t->other_dev,
+						       sizeof(*t->other), 0, DRIVER_GEM);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->other);
+
+	t->obj = tgem_new(test, t->drm);
+	t->dma_buf = amdgpu_ualink_dmabuf_export(t->obj, O_RDWR);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->dma_buf);
+	test->priv = t;
+	return 0;
+}
+
+static void dmabuf_test_exit(struct kunit *test)
+{
+	struct dmabuf_test *t = test->priv;
+
+	if (!t)		/* init stopped early */
+		return;
+	t->obj->dma_buf = NULL;
+	dma_buf_put(t->dma_buf);
+	drm_gem_object_put(t->obj);
+	/*
+	 * A kthread's fput is deferred: release the dma-bufs now, while the
+	 * DRM devices they hold and this module's ops are still there.
+	 */
+	flush_delayed_fput();
+}
+
+/* Nothing a CPU could map: every CPU path is refused. */
+static void dmabuf_no_cpu_access(struct kunit *test)
+{
+	struct dmabuf_test *t = test->priv;
+	struct vm_area_struct vma = {};
+	struct iosys_map map;
+
+	KUNIT_EXPECT_EQ(test, dma_buf_vmap_unlocked(t->dma_buf, &map), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dma_buf_mmap(t->dma_buf, &vma, 0), -EINVAL);
+	KUNIT_EXPECT_EQ(test, dma_buf_begin_cpu_access(t->dma_buf, DMA_BIDIRECTIONAL),
+			-EPERM);
+}
+
+static void moved(struct dma_buf_attachment *attach)
+{
+	(*(int *)attach->importer_priv)++;
+}
+
+static const struct dma_buf_attach_ops importer_ops = {
+	.allow_peer2peer = true,
+	.move_notify = moved,
+};
+
+/*
+ * Attachments: another device is refused, the device itself cannot pin or
+ * map it, and a dynamic attachment hears of the revocation.
+ */
+static void dmabuf_attachments(struct kunit *test)
+{
+	struct dmabuf_test *t = test->priv;
+	struct dma_buf_attachment *attach;
+	struct sg_table *sgt;
+	int moves = 0;
+
+	attach = dma_buf_attach(t->dma_buf, t->other_dev);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(attach), -EXDEV);
+	attach = dma_buf_attach(t->dma_buf, t->dev);	/* static: pins */
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(attach), -EPERM);
+
+	attach = dma_buf_dynamic_attach(t->dma_buf, t->dev, &importer_ops, &moves);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(attach));
+	dma_resv_lock(t->dma_buf->resv, NULL);
+	sgt = dma_buf_map_attachment(attach, DMA_BIDIRECTIONAL);
+	dma_resv_unlock(t->dma_buf->resv);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(sgt), -EPERM);
+
+	t->obj->dma_buf = t->dma_buf;	/* as PRIME caches it */
+	amdgpu_ualink_dmabuf_revoke(t->obj);
+	KUNIT_EXPECT_EQ(test, moves, 1);
+	dma_buf_detach(t->dma_buf, attach);
+}
+
+static struct sg_table *plain_map(struct dma_buf_attachment *attach,
+				  enum dma_data_direction dir)
+{
+	return ERR_PTR(-ENOMEM);
+}
+
+static void plain_unmap(struct dma_buf_attachment *attach, struct sg_table *sgt,
+			enum dma_data_direction dir)
+{
+}
+
+static void plain_release(struct dma_buf *dma_buf)
+{
+}
+
+static const struct dma_buf_ops plain_ops = {
+	.map_dma_buf = plain_map,
+	.unmap_dma_buf = plain_unmap,
+	.release = plain_release,
+};
+
+/* PRIME import: our own device gets the object back, another is refused. */
+static void dmabuf_prime_import(struct kunit *test)
+{
+	struct dmabuf_test *t = test->priv;
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct drm_gem_object *obj;
+	struct dma_buf *other;
+
+	obj = amdgpu_ualink_dmabuf_import(t->drm, t->dma_buf);
+	KUNIT_EXPECT_PTR_EQ(test, obj, t->obj);
+	if (!IS_ERR_OR_NULL(obj))
+		drm_gem_object_put(obj);
+	KUNIT_EXPECT_EQ(test, PTR_ERR(amdgpu_ualink_dmabuf_import(t->other, t->dma_buf)),
+			-EXDEV);
+
+	/* a dma-buf that is not an import's: for the driver's own import */
+	info.ops = &plain_ops;
+	info.priv = t;
+	info.size = SZ_4K;
+	info.flags = O_RDWR;
+	other = dma_buf_export(&info);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_import(t->drm, other));
+	dma_buf_put(other);
+}
+
+static struct kunit_case amdgpu_ualink_dmabuf_cases[] = {
+	KUNIT_CASE(dmabuf_no_cpu_access),
+	KUNIT_CASE(dmabuf_attachments),
+	KUNIT_CASE(dmabuf_prime_import),
+	{}
+};
+
+static struct kunit_suite amdgpu_ualink_dmabuf_suite = {
+	.name = "amdgpu_ualink_dmabuf",
+	.init = dmabuf_test_init,
+	.exit = dmabuf_test_exit,
+	.test_cases = amdgpu_ualink_dmabuf_cases,
+};
+
+kunit_test_suite(amdgpu_ualink_dmabuf_suite);

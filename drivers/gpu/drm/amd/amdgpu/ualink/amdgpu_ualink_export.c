@@ -57,9 +57,7 @@ struct amdgpu_ualink_grant {
 	struct list_head link;
 	struct amdgpu_ualink_export *exp;
 	u16 peer;
-	bool revoking;
 	struct amdgpu_ualink_npa_range range;
-	struct amdgpu_ualink_req revoke;
 };
 
 static const struct rhashtable_params export_params = {
@@ -430,6 +428,8 @@ void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
 {
 	struct amdgpu_ualink_grant *grant, *next;
 	struct amdgpu_ualink_export *exp;
+	struct amdgpu_ualink_req *reqs;
+	unsigned int n = 0, i;
 	LIST_HEAD(gone);
 
 	mutex_lock(&dev->lock);
@@ -445,28 +445,44 @@ void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
 	list_for_each_entry_safe(grant, next, &exp->grants, link) {
 		grant_unlink(dev, grant);
 		list_add_tail(&grant->link, &gone);
+		n++;
 	}
 	mutex_unlock(&dev->lock);
 
-	/* every revocation on the wire before the first wait */
+	/*
+	 * Every revocation on the wire before the first wait. The requests
+	 * are allocated only now, so that a grant stays small; without
+	 * memory for them the ranges go unannounced, which is safe (they
+	 * are unmapped and shot down all the same) but leaves the importers
+	 * to find out at their next access.
+	 */
+	reqs = n ? kvcalloc(n, sizeof(*reqs), GFP_KERNEL) : NULL;
+	i = 0;
 	list_for_each_entry(grant, &gone, link) {
-		struct amdgpu_ualink_msg *m = &grant->revoke.msg;
+		struct amdgpu_ualink_req *req = reqs ? &reqs[i++] : NULL;
 
-		m->type = AMDGPU_UALINK_MSG_NPA_REVOKE;
-		m->handle[0] = exp->handle[0];
-		m->handle[1] = exp->handle[1];
-		m->npa = grant->range.node.start;
-		m->size = grant->range.node.size;
-		grant->revoking = !amdgpu_ualink_mbox_submit(dev->mbox, grant->peer,
-							     &grant->revoke);
+		if (!req)
+			break;
+		req->msg.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
+		req->msg.handle[0] = exp->handle[0];
+		req->msg.handle[1] = exp->handle[1];
+		req->msg.npa = grant->range.node.start;
+		req->msg.size = grant->range.node.size;
+		/* one that cannot be sent is done at once */
+		if (amdgpu_ualink_mbox_submit(dev->mbox, grant->peer, req)) {
+			init_completion(&req->done);
+			complete_all(&req->done);
+		}
 	}
+	i = 0;
 	list_for_each_entry_safe(grant, next, &gone, link) {
 		/* whatever the answer, or none: the range goes */
-		if (grant->revoking)
-			wait_for_completion(&grant->revoke.done);
+		if (reqs)
+			wait_for_completion(&reqs[i++].done);
 		list_del(&grant->link);
 		grant_undo(dev, grant);
 	}
+	kvfree(reqs);
 	/* grants the worker is dropping meanwhile (a release, a lost peer) */
 	wait_var_event(&exp->nr_grants, !READ_ONCE(exp->nr_grants));
 	kref_put(&exp->ref, export_free);

@@ -100,8 +100,9 @@ struct drm_amdgpu_ualink_export {
  *
  * Imports the buffer behind a UALink handle as a dma-buf. A second import
  * of a live handle returns a new fd for the same dma-buf; importing a
- * handle of our own device returns our own buffer. The memory is never
- * CPU-mappable: mmap of the dma-buf or of a GEM handle made from it fails.
+ * handle of our own device returns our own buffer, as our own dma-buf. The
+ * memory of another accelerator is never CPU-mappable: mmap of its dma-buf
+ * or of a GEM handle made from it fails.
  */
 struct drm_amdgpu_ualink_import {
 	/** @handle: in: the UALink handle */
@@ -120,7 +121,10 @@ struct drm_amdgpu_ualink_batch_entry {
 	struct drm_amdgpu_ualink_handle handle;
 	/** @gem_handle: out: a GEM handle of the calling file, when @error is 0 */
 	__u32 gem_handle;
-	/** @fd: out: the dma-buf with AMDGPU_UALINK_IMPORT_FDS, else -1 */
+	/**
+	 * @fd: out: the dma-buf with AMDGPU_UALINK_IMPORT_FDS, else -1; also
+	 * -1 when the fd could not be made (the GEM handle stays valid)
+	 */
 	__s32 fd;
 	/** @error: out: 0, or the negative errno of this entry alone */
 	__s32 error;
@@ -138,9 +142,9 @@ struct drm_amdgpu_ualink_batch_entry {
  * rank imports every other rank's heap: every request is on the wire before
  * the first wait, so the call costs about one round trip. Results come back
  * per entry, as GEM handles of the calling file (fds only on request: a
- * whole pod's worth would exceed the default limit of open files). The call
- * itself fails only for a malformed argument; otherwise it returns 0 and
- * each entry says how it went.
+ * whole pod's worth would exceed the default limit of open files; an entry
+ * whose GEM handle was made but whose fd could not be keeps its GEM handle
+ * and gets fd -1). Each entry says how it went.
  */
 struct drm_amdgpu_ualink_import_batch {
 	/** @entries: in: user pointer to @count &struct drm_amdgpu_ualink_batch_entry */
@@ -156,11 +160,15 @@ struct drm_amdgpu_ualink_import_batch {
  *
  * Errors, one meaning each:
  *
- * - ``EINVAL``: malformed: unknown @op, non-zero @pad or padding, unknown
- *   flags, a zero UALink handle, a batch count of 0 or above the maximum
- * - ``EFAULT``: a batch's entries cannot be read or written
+ * - ``EINVAL``: malformed: unknown @op, non-zero @pad, padding or union
+ *   bytes the operation does not use, output fields not zero on input
+ *   (export handle; import fd; a batch entry's gem_handle, fd, error),
+ *   unknown flags, a zero UALink handle, a batch count of 0 or above the
+ *   maximum
+ * - ``EFAULT``: a batch's entries cannot be read or written (imports
+ *   already made then stay, as GEM handles and fds of the calling file)
  * - ``ENOENT``: unknown GEM handle (export), or unknown or invalid UALink
- *   handle (import; the exporter does not say which)
+ *   handle, or an export that went while it was being imported
  * - ``EACCES``: the handle names an accelerator outside our virtual pod
  * - ``EOPNOTSUPP``: the device has no UALink, or it is not active
  * - ``ETIMEDOUT``: the exporter did not answer in time
@@ -169,7 +177,13 @@ struct drm_amdgpu_ualink_import_batch {
  * - ``EIO``: the exporter refused for another reason
  * - ``EPERM``: export of a buffer that cannot be exported (not in device
  *   memory, userptr, imported, or itself a UALink import)
- * - ``EINTR``/``ERESTARTSYS``: a signal interrupted the wait
+ * - ``ENOMEM``, ``EMFILE``, ``ENFILE``: out of memory or of file
+ *   descriptors
+ * - ``ESHUTDOWN``: the device is going away
+ * - ``EINTR``: a signal interrupted the wait (the call may be restarted)
+ *
+ * A batch reports the errnos of imports per entry and fails as a whole
+ * only with ``EINVAL``, ``EFAULT``, ``ENOMEM`` or ``EOPNOTSUPP``.
  */
 struct drm_amdgpu_ualink {
 	/** @op: in: an AMDGPU_UALINK_OP_* value */
@@ -180,10 +194,10 @@ struct drm_amdgpu_ualink {
 	union {
 		/** @u.info: AMDGPU_UALINK_OP_INFO */
 		struct drm_amdgpu_ualink_info info;
-		/** @u.export: AMDGPU_UALINK_OP_EXPORT */
-		struct drm_amdgpu_ualink_export export;
-		/** @u.import: AMDGPU_UALINK_OP_IMPORT */
-		struct drm_amdgpu_ualink_import import;
+		/** @u.exp: AMDGPU_UALINK_OP_EXPORT ("export" is a C++ keyword) */
+		struct drm_amdgpu_ualink_export exp;
+		/** @u.imp: AMDGPU_UALINK_OP_IMPORT */
+		struct drm_amdgpu_ualink_import imp;
 		/** @u.batch: AMDGPU_UALINK_OP_IMPORT_BATCH */
 		struct drm_amdgpu_ualink_import_batch batch;
 		/** @u.raw: the union's size, fixed */

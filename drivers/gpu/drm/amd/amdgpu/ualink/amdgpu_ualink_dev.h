@@ -25,14 +25,15 @@ struct drm_printer;
  * struct amdgpu_ualink_dev_ops - what the core needs of the driver's buffers
  *
  * Buffers are opaque to the core (``void *obj``). All callbacks may sleep.
- * @get, @pin, @unpin, @cursor and (sometimes) @member are called with
+ * @pin, @unpin, @cursor and (sometimes) @get and @member are called with
  * &amdgpu_ualink_dev.lock held, @shootdown and @revoke without it. None may
  * import, export or destroy an export: they run on the mailbox's worker.
  */
 struct amdgpu_ualink_dev_ops {
 	/**
-	 * @get: take a reference on exported @obj for a caller of
-	 * amdgpu_ualink_export_lookup(); false if it is going away
+	 * @get: take a reference on exported @obj; false if it is going
+	 * away. Called with &amdgpu_ualink_dev.lock held, or while the
+	 * caller holds a reference already.
 	 */
 	bool (*get)(void *priv, void *obj);
 	/** @pin: keep exported @obj resident in device memory; 0 or -errno */

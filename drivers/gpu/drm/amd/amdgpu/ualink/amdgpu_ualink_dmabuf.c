@@ -129,19 +129,18 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_import);
 
 /**
  * amdgpu_ualink_dmabuf_revoke - tell attachments an import is gone
- * @obj: the GEM object of an import that was revoked
+ * @dma_buf: the dma-buf of an import that was revoked, on which the
+ *	     caller holds a reference (the driver tracks its imports'
+ *	     dma-bufs itself: &drm_gem_object.dma_buf is PRIME's, under its
+ *	     own lock, and unset when only an fd is left)
  *
- * Calls dma_buf_move_notify() on its dma-buf, if it has one, under its
- * reservation lock, as a TTM move would.
+ * Calls dma_buf_move_notify() under the dma-buf's reservation lock, as a
+ * TTM move would.
  */
-void amdgpu_ualink_dmabuf_revoke(struct drm_gem_object *obj)
+void amdgpu_ualink_dmabuf_revoke(struct dma_buf *dma_buf)
 {
-	struct dma_buf *dma_buf = READ_ONCE(obj->dma_buf);
-
-	if (!dma_buf)
-		return;
-	dma_resv_lock(obj->resv, NULL);
+	dma_resv_lock(dma_buf->resv, NULL);
 	dma_buf_move_notify(dma_buf);
-	dma_resv_unlock(obj->resv);
+	dma_resv_unlock(dma_buf->resv);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_revoke);

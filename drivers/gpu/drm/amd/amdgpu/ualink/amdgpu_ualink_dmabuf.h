@@ -13,6 +13,6 @@ struct dma_buf *amdgpu_ualink_dmabuf_export(struct drm_gem_object *obj,
 					    int flags);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,
 						   struct dma_buf *dma_buf);
-void amdgpu_ualink_dmabuf_revoke(struct drm_gem_object *obj);
+void amdgpu_ualink_dmabuf_revoke(struct dma_buf *dma_buf);
 
 #endif /* __AMDGPU_UALINK_DMABUF_H__ */

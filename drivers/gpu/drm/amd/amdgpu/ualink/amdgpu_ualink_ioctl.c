@@ -44,8 +44,8 @@ static bool rest_zero(const struct drm_amdgpu_ualink *args, size_t used)
 int amdgpu_ualink_ioctl_check(const struct drm_amdgpu_ualink *args)
 {
 	const struct drm_amdgpu_ualink_import_batch *b = &args->u.batch;
-	const struct drm_amdgpu_ualink_import *i = &args->u.import;
-	const struct drm_amdgpu_ualink_export *e = &args->u.export;
+	const struct drm_amdgpu_ualink_import *i = &args->u.imp;
+	const struct drm_amdgpu_ualink_export *e = &args->u.exp;
 
 	if (args->pad)
 		return -EINVAL;
@@ -126,7 +126,8 @@ static int do_import(struct amdgpu_ualink_dev *udev,
  * @count: their number
  * @flags: AMDGPU_UALINK_IMPORT_FDS, AMDGPU_UALINK_IMPORT_CLOEXEC
  *
- * Every import is started before the first is waited for.
+ * Every import is started before the first is waited for. An entry whose
+ * GEM handle was made but whose fd could not be keeps the handle, fd -1.
  */
 void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 				const struct amdgpu_ualink_gem_ops *gops,
@@ -149,6 +150,7 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 	for (n = 0; n < count; n++) {
 		struct drm_amdgpu_ualink_batch_entry *e = &entries[n];
 		const u64 handle[2] = { e->handle.lo, e->handle.hi };
+		bool fd = flags & AMDGPU_UALINK_IMPORT_FDS;
 		struct amdgpu_ualink_import *imp = NULL;
 		void *local = NULL;
 		int ret = e->error;
@@ -160,21 +162,37 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 			local = amdgpu_ualink_export_lookup(udev, handle);
 			ret = local ? 0 : -ENOENT;
 		}
-		if (!ret)
-			ret = gops->import_handle(gpriv, file, imp, local, &e->gem_handle);
-		if (!ret && (flags & AMDGPU_UALINK_IMPORT_FDS)) {
-			/* a second reference, for the fd */
-			if (imp)
-				amdgpu_ualink_import_ref(imp);
-			else
-				udev->ops->get(udev->priv, local);
-			ret = gops->import_fd(gpriv, file, imp, local, flags);
-			if (ret >= 0) {
-				e->fd = ret;
-				ret = 0;
-			}
+		if (ret) {
+			/* a signal: the entry was not waited for */
+			e->error = ret == -ERESTARTSYS ? -EINTR : ret;
+			continue;
 		}
-		e->error = ret;
+		/*
+		 * The fd's reference is taken while we still hold the first:
+		 * once the GEM handle exists, another thread may close it.
+		 */
+		if (fd && imp)
+			amdgpu_ualink_import_ref(imp);
+		else if (fd && WARN_ON(!udev->ops->get(udev->priv, local)))
+			fd = false;
+		ret = gops->import_handle(gpriv, file, imp, local, &e->gem_handle);
+		if (ret) {
+			if (fd && imp)
+				amdgpu_ualink_import_put(imp);
+			else if (fd)
+				gops->put(gpriv, local);
+			e->gem_handle = 0;
+			e->error = ret;
+			continue;
+		}
+		e->error = 0;
+		if (fd) {
+			/* without an fd the entry keeps its GEM handle, fd -1 */
+			ret = gops->import_fd(gpriv, file, imp, local,
+					      flags & AMDGPU_UALINK_IMPORT_CLOEXEC);
+			if (ret >= 0)
+				e->fd = ret;
+		}
 	}
 	kvfree(imps);
 }
@@ -249,9 +267,9 @@ int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
 
 	switch (args->op) {
 	case AMDGPU_UALINK_OP_EXPORT:
-		return do_export(udev, gops, gpriv, file, &args->u.export);
+		return do_export(udev, gops, gpriv, file, &args->u.exp);
 	case AMDGPU_UALINK_OP_IMPORT:
-		return do_import(udev, gops, gpriv, file, &args->u.import);
+		return do_import(udev, gops, gpriv, file, &args->u.imp);
 	default:
 		return do_batch(udev, gops, gpriv, file, &args->u.batch);
 	}

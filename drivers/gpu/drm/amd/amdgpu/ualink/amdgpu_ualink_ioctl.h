@@ -15,7 +15,8 @@ struct drm_file;
 /**
  * struct amdgpu_ualink_gem_ops - the driver's side of the ioctl
  *
- * Called without core locks held; each may sleep.
+ * Called without core locks held; each may sleep. A GEM handle made by
+ * @import_handle may be closed by another thread as soon as it exists.
  */
 struct amdgpu_ualink_gem_ops {
 	/** @info: fill in vpod_id, vpod_size and state */
@@ -28,7 +29,10 @@ struct amdgpu_ualink_gem_ops {
 	 */
 	int (*export_obj)(void *priv, struct drm_file *file, u32 gem_handle,
 			  void **obj, u64 *size, void ***slot);
-	/** @put: drop the reference @export_obj took */
+	/**
+	 * @put: drop the reference @export_obj took, or one that
+	 * &amdgpu_ualink_dev_ops.get took
+	 */
 	void (*put)(void *priv, void *obj);
 	/**
 	 * @import_fd: a dma-buf fd in @file for @imp, or for our own buffer

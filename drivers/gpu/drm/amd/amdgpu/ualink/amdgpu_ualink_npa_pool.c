@@ -20,8 +20,11 @@
  * asks the driver for the range granted to the buffer object (the range is
  * taken from the buffer object, not from the &struct ttm_place, whose page
  * numbers are 32-bit and cannot express a 51-bit NPA), checks it, and
- * records it in the resource; ``start`` holds the NPA in pages, which fits
- * an unsigned long on the 64-bit kernels UALink needs.
+ * records it in the resource (``start`` holds the NPA in CPU pages, for
+ * information: the NPA itself is in &amdgpu_ualink_npa_res). A buffer stays
+ * in the pool only while its grant is the one its resource records
+ * (&ttm_resource_manager_func.compatible asks the driver again), so
+ * validating a revoked buffer for the pool fails.
  *
  * The pool never evicts: a buffer in it has no other place to go, so the
  * pool's resources neither intersect nor stand in the way of anything, and
@@ -54,8 +57,8 @@ static int npa_pool_alloc(struct ttm_resource_manager *man,
 	ret = pool->range(bo, &npa, &size);
 	if (ret)
 		return ret == -ENOSPC ? -EINVAL : ret;	/* never evict */
-	/* the grant must cover the object, page for page, in a real window */
-	if (size != PAGE_ALIGN(bo->base.size) || !IS_ALIGNED(npa, PAGE_SIZE) ||
+	/* the grant must be the object's size, in a real window (4 KiB units) */
+	if (size != bo->base.size ||
 	    amdgpu_ualink_npa_split(npa, &owner, &offset) ||
 	    amdgpu_ualink_npa_check_range(owner, npa, size))
 		return -EINVAL;
@@ -85,11 +88,20 @@ static bool npa_pool_intersects(struct ttm_resource_manager *man,
 	return false;
 }
 
+/*
+ * A buffer already in the pool stays only while its grant is the one its
+ * resource records: otherwise (revoked, granted anew) TTM allocates again,
+ * and the pool's alloc decides.
+ */
 static bool npa_pool_compatible(struct ttm_resource_manager *man,
 				struct ttm_resource *res,
 				const struct ttm_place *place, size_t size)
 {
-	return true;
+	struct amdgpu_ualink_npa_pool *pool = to_pool(man);
+	u64 npa, granted;
+
+	return res->bo && !pool->range(res->bo, &npa, &granted) &&
+	       npa == amdgpu_ualink_npa_res_npa(res) && granted == res->size;
 }
 
 static void npa_pool_debug(struct ttm_resource_manager *man,
@@ -114,7 +126,11 @@ static const struct ttm_resource_manager_func npa_pool_func = {
  * @mem_type: the driver's memory type for it
  * @range: how to find the range granted to a buffer object
  *
- * Returns: 0, or -EINVAL for a memory type out of range.
+ * amdgpu on 6.12 uses all of TTM's memory types already: it needs a TTM
+ * patch raising TTM_NUM_MEM_TYPES before it can have one for the pool.
+ *
+ * Returns: 0, -EINVAL for a memory type out of range, -EBUSY when the
+ * type has a manager already.
  */
 int amdgpu_ualink_npa_pool_init(struct amdgpu_ualink_npa_pool *pool,
 				struct ttm_device *bdev, u32 mem_type,
@@ -125,6 +141,8 @@ int amdgpu_ualink_npa_pool_init(struct amdgpu_ualink_npa_pool *pool,
 
 	if (mem_type < TTM_PL_PRIV || mem_type >= TTM_NUM_MEM_TYPES)
 		return -EINVAL;
+	if (WARN_ON(ttm_manager_type(bdev, mem_type)))
+		return -EBUSY;
 
 	pool->range = range;
 	man->use_tt = false;
@@ -152,9 +170,12 @@ int amdgpu_ualink_npa_pool_fini(struct amdgpu_ualink_npa_pool *pool,
 {
 	struct ttm_resource_manager *man = &pool->manager;
 
-	if (ttm_resource_manager_usage(man))
-		return -EBUSY;
+	/* no new buffer gets in while we look */
 	ttm_resource_manager_set_used(man, false);
+	if (ttm_resource_manager_usage(man)) {
+		ttm_resource_manager_set_used(man, true);
+		return -EBUSY;
+	}
 	ttm_resource_manager_cleanup(man);
 	ttm_set_driver_manager(bdev, mem_type, NULL);
 	return 0;

@@ -79,7 +79,6 @@ static void dmabuf_test_exit(struct kunit *test)
 
 	if (!t)		/* init stopped early */
 		return;
-	t->obj->dma_buf = NULL;
 	dma_buf_put(t->dma_buf);
 	drm_gem_object_put(t->obj);
 	/*
@@ -125,8 +124,12 @@ static void dmabuf_attachments(struct kunit *test)
 
 	attach = dma_buf_attach(t->dma_buf, t->other_dev);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(attach), -EXDEV);
+	if (!IS_ERR(attach))
+		dma_buf_detach(t->dma_buf, attach);
 	attach = dma_buf_attach(t->dma_buf, t->dev);	/* static: pins */
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(attach), -EPERM);
+	if (!IS_ERR(attach))
+		dma_buf_detach(t->dma_buf, attach);
 
 	attach = dma_buf_dynamic_attach(t->dma_buf, t->dev, &importer_ops, &moves);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(attach));
@@ -135,8 +138,7 @@ static void dmabuf_attachments(struct kunit *test)
 	dma_resv_unlock(t->dma_buf->resv);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(sgt), -EPERM);
 
-	t->obj->dma_buf = t->dma_buf;	/* as PRIME caches it */
-	amdgpu_ualink_dmabuf_revoke(t->obj);
+	amdgpu_ualink_dmabuf_revoke(t->dma_buf);
 	KUNIT_EXPECT_EQ(test, moves, 1);
 	dma_buf_detach(t->dma_buf, attach);
 }

@@ -29,6 +29,7 @@ struct fake_drv {
 	struct amdgpu_ualink_import *held[64];
 	void *local[64];
 	unsigned int n;
+	bool no_fds;	/* the fd table is full */
 };
 
 static void f_info(void *priv, struct drm_amdgpu_ualink_info *info)
@@ -78,7 +79,18 @@ static int f_keep(struct fake_drv *f, struct amdgpu_ualink_import *imp, void *lo
 static int f_import_fd(void *priv, struct drm_file *file,
 		       struct amdgpu_ualink_import *imp, void *local, u32 flags)
 {
-	int n = f_keep(priv, imp, local);
+	struct fake_drv *f = priv;
+	int n;
+
+	if (f->no_fds || (flags & ~AMDGPU_UALINK_IMPORT_CLOEXEC)) {
+		/* the reference is taken over in all cases */
+		if (imp)
+			amdgpu_ualink_import_put(imp);
+		else
+			((struct tobj *)local)->refs--;
+		return f->no_fds ? -EMFILE : -EINVAL;
+	}
+	n = f_keep(priv, imp, local);
 
 	return n < 0 ? n : 100 + n;
 }
@@ -145,22 +157,24 @@ static const struct bad_case bad_cases[] = {
 	{ "op 5", { .op = 5 } },
 	{ "pad", { .op = AMDGPU_UALINK_OP_INFO, .pad = 1 } },
 	{ "info output not zero", { .op = AMDGPU_UALINK_OP_INFO, .u.info.state = 1 } },
-	{ "export pad", { .op = AMDGPU_UALINK_OP_EXPORT, .u.export = { 1, 1 } } },
+	{ "export pad", { .op = AMDGPU_UALINK_OP_EXPORT, .u.exp = { 1, 1 } } },
 	{ "export handle not zero",
-	  { .op = AMDGPU_UALINK_OP_EXPORT, .u.export = { 1, 0, { 3, 0 } } } },
+	  { .op = AMDGPU_UALINK_OP_EXPORT, .u.exp = { 1, 0, { 3, 0 } } } },
 	{ "export unused bytes", { .op = AMDGPU_UALINK_OP_EXPORT, .u.raw[5] = 1 } },
 	{ "import zero handle", { .op = AMDGPU_UALINK_OP_IMPORT } },
 	{ "import unknown flag",
-	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.import = { { 3, 1 }, 1 << 1 } } },
+	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.imp = { { 3, 1 }, 1 << 1 } } },
 	{ "import fd not zero",
-	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.import = { { 3, 1 }, 0, 5 } } },
+	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.imp = { { 3, 1 }, 0, 5 } } },
 	{ "import unused bytes",
-	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.import = { { 3, 1 } }, .u.raw[4] = 1 } },
+	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.imp = { { 3, 1 } }, .u.raw[4] = 1 } },
 	{ "batch count 0", { .op = AMDGPU_UALINK_OP_IMPORT_BATCH } },
 	{ "batch count 1025",
 	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1025 } } },
 	{ "batch unknown flag",
 	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1, 1 << 2 } } },
+	{ "batch unused bytes",
+	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1 }, .u.raw[2] = 1 } },
 };
 
 static void bad_desc(const struct bad_case *c, char *desc)
@@ -202,7 +216,7 @@ static void ioctl_not_available(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ioctl(f, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.u.info.state, AMDGPU_UALINK_STATE_RESETTING);
 	args = (struct drm_amdgpu_ualink) {
-		.op = AMDGPU_UALINK_OP_EXPORT, .u.export.gem_handle = 1,
+		.op = AMDGPU_UALINK_OP_EXPORT, .u.exp.gem_handle = 1,
 	};
 	KUNIT_EXPECT_EQ(test, ioctl(f, &args), -EOPNOTSUPP);
 }
@@ -221,31 +235,31 @@ static void ioctl_export_import(struct kunit *test)
 	fa->refused[1] = true;
 
 	args.op = AMDGPU_UALINK_OP_EXPORT;
-	args.u.export.gem_handle = 1;
+	args.u.exp.gem_handle = 1;
 	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
-	KUNIT_EXPECT_EQ(test, args.u.export.handle.lo & AMDGPU_UALINK_HANDLE_ACCEL_ID_MASK, A);
+	KUNIT_EXPECT_EQ(test, args.u.exp.handle.lo & AMDGPU_UALINK_HANDLE_ACCEL_ID_MASK, A);
 
 	imp = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT };
-	imp.u.import.handle = args.u.export.handle;
+	imp.u.imp.handle = args.u.exp.handle;
 	KUNIT_ASSERT_EQ(test, ioctl(fb, &imp), 0);
-	KUNIT_EXPECT_EQ(test, imp.u.import.fd, 100);
+	KUNIT_EXPECT_EQ(test, imp.u.imp.fd, 100);
 	KUNIT_EXPECT_EQ(test, fb->held[0]->size, SZ_2M);
 	/* our own handle: our own buffer */
-	imp.u.import.fd = 0;
+	imp.u.imp.fd = 0;
 	KUNIT_ASSERT_EQ(test, ioctl(fa, &imp), 0);
 	KUNIT_EXPECT_NULL(test, fa->held[0]);
 	KUNIT_EXPECT_PTR_EQ(test, fa->local[0], fa->objs[0]);
 	/* another virtual pod */
-	imp.u.import.fd = 0;
+	imp.u.imp.fd = 0;
 	KUNIT_EXPECT_EQ(test, ioctl(fd, &imp), -EACCES);
 	/* an unknown handle */
-	imp.u.import.handle.hi ^= 1;
+	imp.u.imp.handle.hi ^= 1;
 	KUNIT_EXPECT_EQ(test, ioctl(fb, &imp), -ENOENT);
 	KUNIT_EXPECT_EQ(test, ioctl(fa, &imp), -ENOENT);
 
-	args.u.export = (struct drm_amdgpu_ualink_export) { .gem_handle = 9 };
+	args.u.exp = (struct drm_amdgpu_ualink_export) { .gem_handle = 9 };
 	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -ENOENT);
-	args.u.export = (struct drm_amdgpu_ualink_export) { .gem_handle = 2 };
+	args.u.exp = (struct drm_amdgpu_ualink_export) { .gem_handle = 2 };
 	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -EPERM);
 
 	fake_release(fb);
@@ -268,14 +282,14 @@ static void ioctl_batch(struct kunit *test)
 	fd->objs[0] = tpod_obj(pod, 0, SZ_4K);
 	tpod_node(pod, D)->vpod = 1;
 	args.op = AMDGPU_UALINK_OP_EXPORT;
-	args.u.export.gem_handle = 1;
+	args.u.exp.gem_handle = 1;
 	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
-	e[0].handle = args.u.export.handle;	/* A's */
-	e[1].handle = args.u.export.handle;
+	e[0].handle = args.u.exp.handle;	/* A's */
+	e[1].handle = args.u.exp.handle;
 	e[1].handle.hi ^= 1;			/* unknown */
-	args.u.export = (struct drm_amdgpu_ualink_export) { .gem_handle = 1 };
+	args.u.exp = (struct drm_amdgpu_ualink_export) { .gem_handle = 1 };
 	KUNIT_ASSERT_EQ(test, ioctl(fd, &args), 0);
-	e[2].handle = args.u.export.handle;	/* another pod's */
+	e[2].handle = args.u.exp.handle;	/* another pod's */
 	e[3].handle = e[0].handle;		/* A's again: the same import */
 
 	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
@@ -299,10 +313,27 @@ static void ioctl_batch(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, e[3].error, 0);
 	KUNIT_EXPECT_PTR_EQ(test, fb->held[2], fb->held[0]);
 
-	/* an entry with output fields or padding set, a bad pointer */
-	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[0].handle, .pad = 1 };
+	/* without fds left: the entries keep their GEM handles, fd -1 */
+	fb->no_fds = true;
+	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[0].handle };
 	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
 	args.u.batch.count = 1;
+	KUNIT_ASSERT_EQ(test, ioctl(fb, &args), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(e, ue, sizeof(e[0])), 0);
+	KUNIT_EXPECT_EQ(test, e[0].error, 0);
+	KUNIT_EXPECT_GE(test, e[0].gem_handle, 1000);
+	KUNIT_EXPECT_EQ(test, e[0].fd, -1);
+	fb->no_fds = false;
+
+	/* an entry with padding or output fields set, a zero handle */
+	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[0].handle, .pad = 1 };
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EINVAL);
+	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[0].handle, .fd = -1 };
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EINVAL);
+	e[0] = (struct drm_amdgpu_ualink_batch_entry) {};
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
 	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EINVAL);
 	args.u.batch.entries = addr + PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EFAULT);

@@ -165,6 +165,12 @@ static void pool_bo_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(t->tbo.resource), npa);
 	KUNIT_EXPECT_NULL(test, t->tbo.ttm);	/* no pages behind it */
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), SZ_4M);
+	/* revoked: validating it for the pool again fails, it cannot stay */
+	t->size = 0;
+	KUNIT_ASSERT_EQ(test, ttm_bo_reserve(&t->tbo, false, false, NULL), 0);
+	KUNIT_EXPECT_EQ(test, ttm_bo_validate(&t->tbo, &placement, &ctx), -EINVAL);
+	ttm_bo_unreserve(&t->tbo);
+
 	ttm_bo_put(&t->tbo);
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), 0);
 }

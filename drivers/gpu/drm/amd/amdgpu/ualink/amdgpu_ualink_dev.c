@@ -152,6 +152,8 @@ void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
 		   dev->num_imports);
 	mutex_unlock(&dev->lock);
 	drm_printf(p, "npa window: %llu bytes in %u ranges\n", allocated, ranges);
+	amdgpu_ualink_export_print(dev, p);
+	amdgpu_ualink_import_print(dev, p);
 	amdgpu_ualink_mbox_print(dev->mbox, p);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_print);

@@ -172,6 +172,10 @@ void *amdgpu_ualink_export_lookup(struct amdgpu_ualink_dev *dev,
 				  const u64 handle[2]);
 size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,
 				  const u64 handle[2]);
+void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
+				struct drm_printer *p);
+void amdgpu_ualink_import_print(struct amdgpu_ualink_dev *dev,
+				struct drm_printer *p);
 
 int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
 			       const u64 handle[2],

@@ -6,6 +6,8 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 
+#include <drm/drm_print.h>
+
 #include "amdgpu_ualink_dev.h"
 #include "amdgpu_ualink_npa.h"
 
@@ -213,6 +215,32 @@ size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,
 	return bytes;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_bytes);
+
+/**
+ * amdgpu_ualink_export_print - print the exports and their importers
+ * @dev: the device
+ * @p: where to print
+ *
+ * Handles are shown by their last 32 bits only: all 128 are the
+ * authorisation to import.
+ */
+void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
+				struct drm_printer *p)
+{
+	struct amdgpu_ualink_export *exp;
+	struct amdgpu_ualink_grant *grant;
+
+	mutex_lock(&dev->lock);
+	list_for_each_entry(exp, &dev->export_list, link) {
+		drm_printf(p, "export ...%08x size %llu %s, %u importers\n",
+			   lower_32_bits(exp->handle[1]), exp->size,
+			   exp->pinned ? "pinned" : "not pinned", exp->nr_grants);
+		list_for_each_entry(grant, &exp->grants, link)
+			drm_printf(p, "  to %u: npa %#llx size %llu\n", grant->peer,
+				   grant->range.node.start, grant->range.node.size);
+	}
+	mutex_unlock(&dev->lock);
+}
 
 static u64 window_offset(struct amdgpu_ualink_dev *dev, u64 npa)
 {

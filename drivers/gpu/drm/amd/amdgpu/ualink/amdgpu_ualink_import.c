@@ -4,6 +4,8 @@
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 
+#include <drm/drm_print.h>
+
 #include "amdgpu_ualink_dev.h"
 #include "amdgpu_ualink_npa.h"
 
@@ -475,4 +477,43 @@ void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 		while (n)
 			import_revoke_obj(dev, dead[--n]);
 	} while (imp);
+}
+
+static const char *const import_states[] = {
+	[AMDGPU_UALINK_IMPORT_PENDING] = "pending",
+	[AMDGPU_UALINK_IMPORT_READY] = "ready",
+	[AMDGPU_UALINK_IMPORT_FAILED] = "failed",
+	[AMDGPU_UALINK_IMPORT_DEAD] = "dead",
+	[AMDGPU_UALINK_IMPORT_RELEASING] = "releasing",
+};
+
+/**
+ * amdgpu_ualink_import_print - print the imports in the table
+ * @dev: the device
+ * @p: where to print
+ *
+ * Dead imports still referenced are counted in the device's totals but
+ * are no longer in the table. Handles are shown by their exporter and last
+ * 32 bits only.
+ */
+void amdgpu_ualink_import_print(struct amdgpu_ualink_dev *dev,
+				struct drm_printer *p)
+{
+	struct amdgpu_ualink_import *imp;
+	struct rhashtable_iter iter;
+
+	mutex_lock(&dev->lock);
+	rhashtable_walk_enter(&dev->imports, &iter);
+	rhashtable_walk_start(&iter);
+	while ((imp = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(imp))
+			continue;
+		drm_printf(p, "import ...%08x from %llu: %s npa %#llx size %llu\n",
+			   lower_32_bits(imp->handle[1]),
+			   imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1),
+			   import_states[imp->state], imp->npa, imp->size);
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	mutex_unlock(&dev->lock);
 }

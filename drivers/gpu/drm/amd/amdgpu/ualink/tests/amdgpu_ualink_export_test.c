@@ -9,6 +9,8 @@
 #include <linux/delay.h>
 #include <linux/kthread.h>
 
+#include <drm/drm_print.h>
+
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_npa.h"
 
@@ -306,6 +308,59 @@ static void export_importer_reset(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
+struct text {
+	char *buf;
+	size_t len;
+};
+
+static void text_printfn(struct drm_printer *p, struct va_format *vaf)
+{
+	struct text *t = p->arg;
+	va_list va;
+
+	va_copy(va, *vaf->va);
+	t->len += vscnprintf(t->buf + t->len, PAGE_SIZE - t->len, vaf->fmt, va);
+	va_end(va);
+}
+
+/* What debugfs will show: exports with their importers, imports, counts. */
+static void export_print(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
+	struct text ta = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
+	struct text tb = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
+	struct drm_printer pa = { .printfn = text_printfn, .arg = &ta };
+	struct drm_printer pb = { .printfn = text_printfn, .arg = &tb };
+	struct amdgpu_ualink_import *ib;
+	char want[64];
+	u64 h[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, ta.buf);
+	KUNIT_ASSERT_NOT_NULL(test, tb.buf);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_dev_print(tpod_dev(pod, A), &pa);
+	amdgpu_ualink_dev_print(tpod_dev(pod, B), &pb);
+	kunit_info(test, "%s%s", ta.buf, tb.buf);
+
+	KUNIT_EXPECT_NOT_NULL(test, strstr(ta.buf, "exports 1 grants 1 pins 1 imports 0"));
+	snprintf(want, sizeof(want), "export ...%08x size %u pinned, 1 importers",
+		 lower_32_bits(h[1]), SZ_2M);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(ta.buf, want));
+	snprintf(want, sizeof(want), "  to %u: npa %#llx size %u", B, ib->npa, SZ_2M);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(ta.buf, want));
+	snprintf(want, sizeof(want), "import ...%08x from %u: ready", lower_32_bits(h[1]), A);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(tb.buf, want));
+	/* never the whole handle */
+	snprintf(want, sizeof(want), "%08x", upper_32_bits(h[1]));
+	KUNIT_EXPECT_NULL(test, strstr(ta.buf, want));
+
+	amdgpu_ualink_import_put(ib);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+}
+
 /* --- figures: printed, never asserted --- */
 
 /* Kernel memory per export with 0, 1 and 16 importers, and per import. */
@@ -354,6 +409,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_no_space),
 	KUNIT_CASE(export_destroy_revokes),
 	KUNIT_CASE(export_importer_reset),
+	KUNIT_CASE(export_print),
 	KUNIT_CASE(export_memory),
 	{}
 };

@@ -308,30 +308,15 @@ static void export_importer_reset(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
-struct text {
-	char *buf;
-	size_t len;
-};
-
-static void text_printfn(struct drm_printer *p, struct va_format *vaf)
-{
-	struct text *t = p->arg;
-	va_list va;
-
-	va_copy(va, *vaf->va);
-	t->len += vscnprintf(t->buf + t->len, PAGE_SIZE - t->len, vaf->fmt, va);
-	va_end(va);
-}
-
 /* What debugfs will show: exports with their importers, imports, counts. */
 static void export_print(struct kunit *test)
 {
 	struct tpod *pod = pod_create(test);
 	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
-	struct text ta = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
-	struct text tb = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
-	struct drm_printer pa = { .printfn = text_printfn, .arg = &ta };
-	struct drm_printer pb = { .printfn = text_printfn, .arg = &tb };
+	struct tpod_text ta = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
+	struct tpod_text tb = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
+	struct drm_printer pa = { .printfn = tpod_text_printfn, .arg = &ta };
+	struct drm_printer pb = { .printfn = tpod_text_printfn, .arg = &tb };
 	struct amdgpu_ualink_import *ib;
 	char want[64];
 	u64 h[2];

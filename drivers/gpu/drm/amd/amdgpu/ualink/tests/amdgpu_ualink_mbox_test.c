@@ -426,28 +426,13 @@ static void mbox_fuzz(struct kunit *test)
 	KUNIT_EXPECT_GT(test, s->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 0);
 }
 
-struct text {
-	char *buf;
-	size_t len;
-};
-
-static void text_printfn(struct drm_printer *p, struct va_format *vaf)
-{
-	struct text *t = p->arg;
-	va_list va;
-
-	va_copy(va, *vaf->va);
-	t->len += vscnprintf(t->buf + t->len, PAGE_SIZE - t->len, vaf->fmt, va);
-	va_end(va);
-}
-
 /* What debugfs will print: peers, their state and their counters. */
 static void mbox_print(struct kunit *test)
 {
 	static const u16 ids[] = { A, B };
 	struct tpod *pod = tpod_create(test, 2, ids, NULL);
-	struct text t = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
-	struct drm_printer p = { .printfn = text_printfn, .arg = &t };
+	struct tpod_text t = { .buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL) };
+	struct drm_printer p = { .printfn = tpod_text_printfn, .arg = &t };
 	struct amdgpu_ualink_req req;
 
 	KUNIT_ASSERT_NOT_NULL(test, t.buf);

@@ -14,6 +14,8 @@
 #include <linux/jiffies.h>
 #include <linux/slab.h>
 
+#include <drm/drm_print.h>
+
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_npa.h"
 
@@ -592,4 +594,15 @@ void tpod_hello_ack(struct tpod *pod, u16 from, u16 to, u32 txn, u64 gen)
 	};
 
 	tpod_send(pod, from, to, &m);
+}
+
+/* A drm_printer's printfn into a &struct tpod_text at p->arg. */
+void tpod_text_printfn(struct drm_printer *p, struct va_format *vaf)
+{
+	struct tpod_text *t = p->arg;
+	va_list va;
+
+	va_copy(va, *vaf->va);
+	t->len += vscnprintf(t->buf + t->len, PAGE_SIZE - t->len, vaf->fmt, va);
+	va_end(va);
 }

@@ -104,6 +104,15 @@ int tpod_events(struct tpod *pod, u16 id, enum amdgpu_ualink_peer_event ev,
 		int n);
 void tpod_req_init(struct amdgpu_ualink_req *req, u16 from, u16 exporter,
 		   u64 tag);
+/* What a drm_printer printed, up to a page. */
+struct tpod_text {
+	char *buf;
+	size_t len;
+};
+
+struct drm_printer;
+struct va_format;
+void tpod_text_printfn(struct drm_printer *p, struct va_format *vaf);
 struct tobj *tpod_obj(struct tpod *pod, u64 addr, u64 size);
 struct amdgpu_ualink_mbox *tpod_mbox(struct tpod *pod, u16 id);
 struct amdgpu_ualink_dev *tpod_dev(struct tpod *pod, u16 id);

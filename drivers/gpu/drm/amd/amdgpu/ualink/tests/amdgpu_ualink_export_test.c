@@ -377,8 +377,12 @@ static void export_memory(struct kunit *test)
 	kunit_info(test, "export: %zu bytes with no importer, %zu with 1, %zu with 16; %zu per importer, so %zu with 1,023\n",
 		   none, one, sixteen, grant, none + 1023 * grant);
 	kunit_info(test, "import: %zu bytes\n", ksize(imps[0]));
-	KUNIT_EXPECT_GT(test, none, 0);
-	KUNIT_EXPECT_EQ(test, sixteen - none, 16 * (one - none));
+	/*
+	 * Only that importers cost something: exact sizes vary (KFENCE
+	 * reports the requested size of the objects it samples).
+	 */
+	KUNIT_EXPECT_GT(test, one, none);
+	KUNIT_EXPECT_GT(test, sixteen, one);
 	for (i = 0; i < 16; i++)
 		amdgpu_ualink_import_put(imps[i]);
 	for (i = 0; i < 16; i++)

@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/kthread.h>
+#include <linux/ktime.h>
 
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_npa.h"
@@ -315,6 +316,97 @@ static void import_revoke_overtakes_grant(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, sent(pod, B, AMDGPU_UALINK_MSG_NPA_RELEASE), 1);
 }
 
+/*
+ * A whole pod, the way symmetric-heap libraries start: the last node
+ * imports the heaps of the 1,023 others in one batch, every request on the
+ * wire before the first wait; then all 1,023 import node 0's heap, whose
+ * export then has 1,023 importers. Under lockdep (the debug guest) the pod
+ * has 128 nodes: lockdep gives each workqueue a lock class of its own, and
+ * the 2,048 of a whole pod exhaust MAX_LOCKDEP_CHAINS.
+ */
+static void import_batch_whole_pod(struct kunit *test)
+{
+	const unsigned int n = IS_ENABLED(CONFIG_LOCKDEP) ? 128 : AMDGPU_UALINK_MAX_ACCELS;
+	const unsigned int me = n - 1;
+	struct amdgpu_ualink_import **imps;
+	struct amdgpu_ualink_mbox_stats s;
+	enum tpod_kind *all;
+	unsigned int i, hello = 0;
+	struct tobj **objs;
+	struct tpod *pod;
+	u16 *everyone;
+	u64 (*h)[2];
+	ktime_t t0;
+
+	everyone = kunit_kcalloc(test, n, sizeof(*everyone), GFP_KERNEL);
+	all = kunit_kcalloc(test, n, sizeof(*all), GFP_KERNEL);
+	imps = kunit_kcalloc(test, n, sizeof(*imps), GFP_KERNEL);
+	objs = kunit_kcalloc(test, n, sizeof(*objs), GFP_KERNEL);
+	h = kunit_kcalloc(test, n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_TRUE(test, everyone && all && imps && objs && h);
+	for (i = 0; i < n; i++) {
+		everyone[i] = i;
+		all[i] = TPOD_DEV;
+	}
+	pod = tpod_create(test, n, everyone, all);
+	for (i = 0; i < n; i++) {
+		/* a KASAN guest on 2 emulated CPUs is slow: figures, not timeouts */
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, i),
+								     60000, 3), 0);
+		if (i == me)
+			continue;
+		objs[i] = tpod_obj(pod, 0, SZ_4K);
+		tpod_export(pod, i, objs[i], h[i]);
+	}
+
+	t0 = ktime_get();
+	tpod_pause(pod, me, true);	/* no answer gets in before all left */
+	for (i = 0; i < me; i++)
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, me), h[i],
+								 &imps[i]), 0);
+	for (i = 0; i < me; i++) {
+		amdgpu_ualink_mbox_stats(tpod_mbox(pod, me), i, &s);
+		hello += s.sent[AMDGPU_UALINK_MSG_HELLO] >= 1;
+	}
+	KUNIT_EXPECT_EQ(test, hello, me);
+	tpod_pause(pod, me, false);
+	for (i = 0; i < me; i++) {
+		/* a failed finish dropped the reference */
+		if (amdgpu_ualink_import_finish(imps[i])) {
+			KUNIT_FAIL(test, "import %u failed", i);
+			imps[i] = NULL;
+		}
+	}
+	kunit_info(test, "%u imports from %u exporters in one batch: %lld ms\n",
+		   me, me, ktime_ms_delta(ktime_get(), t0));
+	for (i = 0; i < me; i++) {
+		KUNIT_EXPECT_EQ(test, tpod_grants(pod, i), 1);
+		amdgpu_ualink_import_put(imps[i]);	/* NULL is fine */
+	}
+	flush_workqueue(tpod_dev(pod, me)->wq);
+
+	/* node 0's heap, imported by everyone else */
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, i), h[0],
+								 &imps[i]), 0);
+	for (i = 1; i < n; i++) {
+		if (amdgpu_ualink_import_finish(imps[i])) {
+			KUNIT_FAIL(test, "import of node 0's heap by %u failed", i);
+			imps[i] = NULL;
+		}
+	}
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, 0), n - 1);
+	kunit_info(test, "an export with %u importers: %zu bytes\n", me,
+		   amdgpu_ualink_export_bytes(tpod_dev(pod, 0), h[0]));
+	for (i = 1; i < n; i++)
+		amdgpu_ualink_import_put(imps[i]);
+	for (i = 1; i < n; i++)
+		flush_workqueue(tpod_dev(pod, i)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, 0), 0);
+	for (i = 0; i < me; i++)
+		amdgpu_ualink_export_destroy(tpod_dev(pod, i), &objs[i]->slot);
+}
+
 static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_basic_and_twice),
 	KUNIT_CASE(import_concurrent),
@@ -323,6 +415,7 @@ static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_exporter_reset),
 	KUNIT_CASE(import_release_then_again),
 	KUNIT_CASE(import_revoke_overtakes_grant),
+	KUNIT_CASE_SLOW(import_batch_whole_pod),
 	{}
 };
 

@@ -21,12 +21,7 @@
 
 struct tpod_node *tpod_node(struct tpod *pod, u16 id)
 {
-	unsigned int i;
-
-	for (i = 0; i < pod->n; i++)
-		if (pod->node[i].id == id)
-			return &pod->node[i];
-	return NULL;
+	return id < TPOD_MAX_NODES ? pod->by_id[id] : NULL;
 }
 
 struct tpod_ring *tpod_ring(struct tpod *pod, u16 receiver, u16 sender)
@@ -323,6 +318,7 @@ static void tpod_destroy(void *data)
 	}
 	for (i = 0; i < TPOD_ALLOCS; i++)
 		kfree(pod->allocs[i]);
+	kvfree(pod->node);
 	kfree(pod);
 }
 
@@ -343,9 +339,16 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 	spin_lock_init(&pod->lock);
 	init_waitqueue_head(&pod->bell);
 	pod->alive = true;
+	pod->node = kvcalloc(n, sizeof(*pod->node), GFP_KERNEL);
+	if (!pod->node) {
+		kfree(pod);
+		KUNIT_FAIL_AND_ABORT(test, "no memory for %u nodes", n);
+	}
 	for (i = 0; i < n; i++) {
 		struct tpod_node *node = &pod->node[i];
 
+		KUNIT_ASSERT_LT(test, ids[i], TPOD_MAX_NODES);
+		pod->by_id[ids[i]] = node;
 		node->pod = pod;
 		node->id = ids[i];
 		node->kind = kinds ? kinds[i] : TPOD_MBOX;

@@ -11,8 +11,10 @@
 
 #include "../amdgpu_ualink_dev.h"
 #include "../amdgpu_ualink_mbox.h"
+#include "../amdgpu_ualink_npa.h"
 
-#define TPOD_MAX_NODES	17
+/* a whole pod; DRM devices are not involved */
+#define TPOD_MAX_NODES	AMDGPU_UALINK_MAX_ACCELS
 #define TPOD_LOG	256
 #define TPOD_ALLOCS	4
 
@@ -83,7 +85,9 @@ struct tpod {
 	wait_queue_head_t bell;
 	/* freed after the mailboxes: requests may still be linked in them */
 	void *allocs[TPOD_ALLOCS];
-	struct tpod_node node[TPOD_MAX_NODES];
+	struct tpod_node *node;
+	/* accelerator ID -> node */
+	struct tpod_node *by_id[TPOD_MAX_NODES];
 };
 
 struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,

@@ -23,14 +23,23 @@
  * records it in the resource (``start`` holds the NPA in CPU pages, for
  * information: the NPA itself is in &amdgpu_ualink_npa_res). A buffer stays
  * in the pool only while its grant is the one its resource records
- * (&ttm_resource_manager_func.compatible asks the driver again), so
- * validating a revoked buffer for the pool fails.
+ * (&ttm_resource_manager_func.compatible asks the driver again).
+ *
+ * Revocation is a TTM move: once the driver's @range answers -ENODEV for a
+ * buffer (its grant was revoked), validating it for the pool again finds
+ * its resource incompatible and allocates a *dead* resource in the same
+ * pool, with no range behind it (amdgpu_ualink_npa_res_npa() returns 0).
+ * TTM then calls the driver's &ttm_device_funcs.move from the live resource
+ * to the dead one: the move notification every driver already has
+ * invalidates the GPU mappings of the buffer and its dma-buf attachments,
+ * with no invalidation path of its own. The buffer stays alive, dead: its
+ * memory is gone for good.
  *
  * The pool never evicts: a buffer in it has no other place to go, so the
  * pool's resources neither intersect nor stand in the way of anything, and
  * it never answers -ENOSPC, which would make TTM evict to make room. A
- * buffer whose grant is gone (revoked) cannot be placed there again:
- * @range fails with -EINVAL.
+ * buffer that never had a grant cannot be placed there: @range fails with
+ * -EINVAL.
  *
  * The pool has no CPU mapping (&ttm_resource_manager.use_tt is false and
  * there is nothing behind the range to map): the driver's io_mem_reserve,
@@ -55,13 +64,17 @@ static int npa_pool_alloc(struct ttm_resource_manager *man,
 	int ret;
 
 	ret = pool->range(bo, &npa, &size);
-	if (ret)
+	if (ret == -ENODEV) {
+		/* revoked: a dead resource, nothing behind it */
+		npa = 0;
+	} else if (ret) {
 		return ret == -ENOSPC ? -EINVAL : ret;	/* never evict */
-	/* the grant must be the object's size, in a real window (4 KiB units) */
-	if (size != bo->base.size ||
-	    amdgpu_ualink_npa_split(npa, &owner, &offset) ||
-	    amdgpu_ualink_npa_check_range(owner, npa, size))
+	} else if (size != bo->base.size ||
+		   /* the object's size, in a real window (4 KiB units) */
+		   amdgpu_ualink_npa_split(npa, &owner, &offset) ||
+		   amdgpu_ualink_npa_check_range(owner, npa, size)) {
 		return -EINVAL;
+	}
 
 	r = kzalloc(sizeof(*r), GFP_KERNEL);
 	if (!r)
@@ -91,7 +104,7 @@ static bool npa_pool_intersects(struct ttm_resource_manager *man,
 /*
  * A buffer already in the pool stays only while its grant is the one its
  * resource records: otherwise (revoked, granted anew) TTM allocates again,
- * and the pool's alloc decides.
+ * and the pool's alloc decides. A dead resource stays dead.
  */
 static bool npa_pool_compatible(struct ttm_resource_manager *man,
 				struct ttm_resource *res,
@@ -99,8 +112,14 @@ static bool npa_pool_compatible(struct ttm_resource_manager *man,
 {
 	struct amdgpu_ualink_npa_pool *pool = to_pool(man);
 	u64 npa, granted;
+	int ret;
 
-	return res->bo && !pool->range(res->bo, &npa, &granted) &&
+	if (!res->bo)
+		return false;
+	ret = pool->range(res->bo, &npa, &granted);
+	if (!amdgpu_ualink_npa_res_npa(res))
+		return ret == -ENODEV;
+	return !ret &&
 	       npa == amdgpu_ualink_npa_res_npa(res) && granted == res->size;
 }
 
@@ -124,7 +143,9 @@ static const struct ttm_resource_manager_func npa_pool_func = {
  * @pool: the pool
  * @bdev: the TTM device
  * @mem_type: the driver's memory type for it
- * @range: how to find the range granted to a buffer object
+ * @range: how to find the range granted to a buffer object: 0 with the
+ *	   range, -ENODEV when the grant was revoked, another errno when
+ *	   there is none
  *
  * amdgpu on 6.12 uses all of TTM's memory types already: it needs a TTM
  * patch raising TTM_NUM_MEM_TYPES before it can have one for the pool.
@@ -186,7 +207,9 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_fini);
  * amdgpu_ualink_npa_res_npa - the NPA behind a resource of the pool
  * @res: a resource the pool allocated
  *
- * Returns: the first address of the granted range.
+ * Returns: the first address of the granted range; 0 for the dead
+ * resource of a revoked buffer (an NPA is never 0: window 0 starts with
+ * its ring reserve).
  */
 u64 amdgpu_ualink_npa_res_npa(const struct ttm_resource *res)
 {

@@ -18,7 +18,8 @@ struct amdgpu_ualink_npa_pool {
 	struct ttm_resource_manager manager;
 	/**
 	 * @range: the range an exporter granted for @bo, from the driver's
-	 * buffer object; 0, or -EINVAL when @bo holds no live grant
+	 * buffer object; 0, -ENODEV when the grant was revoked (@bo then
+	 * moves to a dead resource), -EINVAL when @bo never had one
 	 */
 	int (*range)(struct ttm_buffer_object *bo, u64 *npa, u64 *size);
 };
@@ -29,7 +30,7 @@ struct amdgpu_ualink_npa_pool {
 struct amdgpu_ualink_npa_res {
 	/** @base: the TTM resource; @base.start is the NPA in pages */
 	struct ttm_resource base;
-	/** @npa: the first address of the granted range */
+	/** @npa: the first address of the granted range; 0 when dead */
 	u64 npa;
 };
 

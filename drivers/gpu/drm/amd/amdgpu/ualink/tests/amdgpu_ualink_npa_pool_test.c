@@ -19,12 +19,16 @@ struct tbo {
 	struct ttm_buffer_object tbo;
 	u64 npa;
 	u64 size;
+	bool revoked;
+	int moves;	/* the driver's move notifications */
 };
 
 static int tbo_range(struct ttm_buffer_object *bo, u64 *npa, u64 *size)
 {
 	struct tbo *t = container_of(bo, struct tbo, tbo);
 
+	if (t->revoked)
+		return -ENODEV;
 	if (!t->size)
 		return -EINVAL;		/* revoked, or never granted */
 	*npa = t->npa;
@@ -146,16 +150,34 @@ static void pool_refusals(struct kunit *test)
 							  TTM_PL_VRAM, tbo_range), -EINVAL);
 }
 
-/* Through TTM's own path: a buffer object created in the pool. */
+/* A driver's move: notify, then take the new resource (nothing to copy). */
+static int tbo_move(struct ttm_buffer_object *bo, bool evict,
+		    struct ttm_operation_ctx *ctx, struct ttm_resource *new_mem,
+		    struct ttm_place *hop)
+{
+	if (bo->resource)
+		container_of(bo, struct tbo, tbo)->moves++;
+	ttm_bo_move_null(bo, new_mem);
+	return 0;
+}
+
+/*
+ * Through TTM's own path: a buffer object created in the pool, then revoked
+ * by a move to a dead resource, which reaches the driver's move callback.
+ */
 static void pool_bo_init(struct kunit *test)
 {
 	struct pool_test *p = test->priv;
 	u64 npa = amdgpu_ualink_npa_build(1, AMDGPU_UALINK_NPA_RESERVE);
 	struct tbo *t = tbo_new(test, SZ_4M, npa, SZ_4M, true);
 	struct ttm_placement placement = { .num_placement = 1, .placement = &p->place };
+	const struct ttm_device_funcs *funcs = p->devs->ttm_dev->funcs;
+	struct ttm_device_funcs mover = *funcs;
 	struct ttm_operation_ctx ctx = {};
 	int ret;
 
+	mover.move = tbo_move;
+	p->devs->ttm_dev->funcs = &mover;
 	ret = ttm_bo_init_reserved(p->devs->ttm_dev, &t->tbo, ttm_bo_type_device,
 				   &placement, PAGE_SIZE, &ctx, NULL, NULL,
 				   &dummy_ttm_bo_destroy);
@@ -165,13 +187,24 @@ static void pool_bo_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(t->tbo.resource), npa);
 	KUNIT_EXPECT_NULL(test, t->tbo.ttm);	/* no pages behind it */
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), SZ_4M);
-	/* revoked: validating it for the pool again fails, it cannot stay */
-	t->size = 0;
+	KUNIT_EXPECT_EQ(test, t->moves, 0);
+	/* validating it again while granted: it stays, no move */
 	KUNIT_ASSERT_EQ(test, ttm_bo_reserve(&t->tbo, false, false, NULL), 0);
-	KUNIT_EXPECT_EQ(test, ttm_bo_validate(&t->tbo, &placement, &ctx), -EINVAL);
+	KUNIT_EXPECT_EQ(test, ttm_bo_validate(&t->tbo, &placement, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, t->moves, 0);
+	/* revoked: it moves to a dead resource of the pool, the driver hears */
+	t->revoked = true;
+	KUNIT_EXPECT_EQ(test, ttm_bo_validate(&t->tbo, &placement, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, t->moves, 1);
+	KUNIT_EXPECT_EQ(test, t->tbo.resource->mem_type, NPA_PL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(t->tbo.resource), 0);
+	/* and stays dead */
+	KUNIT_EXPECT_EQ(test, ttm_bo_validate(&t->tbo, &placement, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, t->moves, 1);
 	ttm_bo_unreserve(&t->tbo);
 
 	ttm_bo_put(&t->tbo);
+	p->devs->ttm_dev->funcs = funcs;
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), 0);
 }
 

@@ -4,8 +4,10 @@
 #include <linux/dma-resv.h>
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/fs.h>
 
 #include <drm/drm_device.h>
+#include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 
@@ -26,20 +28,33 @@
  *   which dma-buf answers -EINVAL (an exporter may not fail vmap itself:
  *   dma-buf warns), and CPU access fails with -EPERM, as does pinning it
  *   for an attachment;
- * - the exporter is dynamic (it has pin and unpin), so revocation
- *   (amdgpu_ualink_dmabuf_revoke()) reaches any attachment through
- *   dma_buf_move_notify(), the path TTM moves use.
+ * - the exporter is dynamic (it has pin and unpin), so revocation, a TTM
+ *   move of the buffer to a dead resource (see the NPA pool), reaches any
+ *   attachment through dma_buf_move_notify() from the driver's move
+ *   notification (amdgpu_ualink_dmabuf_move_notify()).
+ *
+ * One import has one dma-buf at a time, however many times it is imported
+ * or exported through PRIME: the driver's buffer object keeps it in a
+ * &struct amdgpu_ualink_dmabuf_slot, weakly, and amdgpu_ualink_dmabuf_get()
+ * hands out that dma-buf while it lives (PRIME's own cache,
+ * &drm_gem_object.dma_buf, lasts only while GEM handles exist, and an
+ * import may have only fds).
  *
  * The driver's &drm_driver.gem_prime_import calls
  * amdgpu_ualink_dmabuf_import() first and its own import otherwise.
  */
 
+static struct drm_gem_object *slot_obj(struct dma_buf *dma_buf)
+{
+	struct amdgpu_ualink_dmabuf_slot *slot = dma_buf->priv;
+
+	return slot->obj;
+}
+
 static int ualink_attach(struct dma_buf *dma_buf,
 			 struct dma_buf_attachment *attach)
 {
-	struct drm_gem_object *obj = dma_buf->priv;
-
-	return attach->dev == obj->dev->dev ? 0 : -EXDEV;
+	return attach->dev == slot_obj(dma_buf)->dev->dev ? 0 : -EXDEV;
 }
 
 static int ualink_pin(struct dma_buf_attachment *attach)
@@ -69,40 +84,103 @@ static int ualink_cpu_access(struct dma_buf *dma_buf,
 	return -EPERM;
 }
 
+/* The dma-buf goes: forget it, then drop what it held. */
+static void ualink_release(struct dma_buf *dma_buf)
+{
+	struct amdgpu_ualink_dmabuf_slot *slot = dma_buf->priv;
+	struct drm_gem_object *obj = slot->obj;
+	struct drm_device *dev = obj->dev;
+
+	mutex_lock(&slot->lock);
+	if (slot->dma_buf == dma_buf)
+		slot->dma_buf = NULL;
+	mutex_unlock(&slot->lock);
+	drm_gem_object_put(obj);	/* may free @slot */
+	drm_dev_put(dev);
+}
+
 static const struct dma_buf_ops ualink_dmabuf_ops = {
 	.attach = ualink_attach,
 	.pin = ualink_pin,
 	.unpin = ualink_unpin,
 	.map_dma_buf = ualink_map,
 	.unmap_dma_buf = ualink_unmap,
-	.release = drm_gem_dmabuf_release,
+	.release = ualink_release,
 	.begin_cpu_access = ualink_cpu_access,
 	/* no mmap, no vmap: dma-buf answers -EINVAL for them */
 };
 
 /**
- * amdgpu_ualink_dmabuf_export - the dma-buf of an imported buffer
- * @obj: the GEM object of an import
- * @flags: flags of the dma-buf's file (O_CLOEXEC, O_RDWR...)
- *
- * For the driver's &drm_gem_object_funcs.export of import objects.
- * Returns: the dma-buf, holding a reference to @obj, or an ERR_PTR().
+ * amdgpu_ualink_dmabuf_slot_init - set up the dma-buf slot of an import
+ * @slot: the slot, in the driver's buffer object
+ * @obj: the buffer object's GEM object
  */
-struct dma_buf *amdgpu_ualink_dmabuf_export(struct drm_gem_object *obj,
-					    int flags)
+void amdgpu_ualink_dmabuf_slot_init(struct amdgpu_ualink_dmabuf_slot *slot,
+				    struct drm_gem_object *obj)
 {
-	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	slot->obj = obj;
+	slot->dma_buf = NULL;
+	mutex_init(&slot->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_slot_init);
 
+/**
+ * amdgpu_ualink_dmabuf_slot_fini - tear the slot down
+ * @slot: the slot; no dma-buf can be left (each holds the buffer object)
+ */
+void amdgpu_ualink_dmabuf_slot_fini(struct amdgpu_ualink_dmabuf_slot *slot)
+{
+	WARN_ON(slot->dma_buf);
+	mutex_destroy(&slot->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_slot_fini);
+
+/**
+ * amdgpu_ualink_dmabuf_get - the dma-buf of an import
+ * @slot: the import's slot
+ * @flags: flags of the dma-buf's file when a new one is made (O_RDWR...)
+ *
+ * Returns the dma-buf the import already has, if it still lives, or a new
+ * one holding a reference to the GEM object. Also the driver's
+ * &drm_gem_object_funcs.export for import objects, so that PRIME hands out
+ * the same dma-buf.
+ *
+ * Returns: the dma-buf with a reference for the caller, or an ERR_PTR().
+ */
+struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
+					 int flags)
+{
+	struct drm_gem_object *obj = slot->obj;
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct dma_buf *dma_buf;
+
+	mutex_lock(&slot->lock);
+	/*
+	 * A dma-buf whose file reached its last reference is being released
+	 * (its release waits for @lock to forget it): make another.
+	 */
+	dma_buf = slot->dma_buf;
+	if (dma_buf && get_file_active(&dma_buf->file))
+		goto out;
 	info.exp_name = "amdgpu_ualink";
-	info.owner = THIS_MODULE;
+	/* the driver owns the dma-buf: its callbacks run at release */
+	info.owner = obj->dev->driver->fops->owner;
 	info.ops = &ualink_dmabuf_ops;
 	info.size = obj->size;
 	info.flags = flags;
-	info.priv = obj;
+	info.priv = slot;
 	info.resv = obj->resv;
-	return drm_gem_dmabuf_export(obj->dev, &info);
+	dma_buf = dma_buf_export(&info);
+	if (IS_ERR(dma_buf))
+		goto out;
+	drm_dev_get(obj->dev);
+	drm_gem_object_get(obj);
+	slot->dma_buf = dma_buf;
+out:
+	mutex_unlock(&slot->lock);
+	return dma_buf;
 }
-EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_export);
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_get);
 
 /**
  * amdgpu_ualink_dmabuf_import - PRIME import of an imported buffer's dma-buf
@@ -116,10 +194,11 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_export);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,
 						   struct dma_buf *dma_buf)
 {
-	struct drm_gem_object *obj = dma_buf->priv;
+	struct drm_gem_object *obj;
 
 	if (dma_buf->ops != &ualink_dmabuf_ops)
 		return NULL;
+	obj = slot_obj(dma_buf);
 	if (obj->dev != dev)
 		return ERR_PTR(-EXDEV);
 	drm_gem_object_get(obj);
@@ -128,19 +207,27 @@ struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_import);
 
 /**
- * amdgpu_ualink_dmabuf_revoke - tell attachments an import is gone
- * @dma_buf: the dma-buf of an import that was revoked, on which the
- *	     caller holds a reference (the driver tracks its imports'
- *	     dma-bufs itself: &drm_gem_object.dma_buf is PRIME's, under its
- *	     own lock, and unset when only an fd is left)
+ * amdgpu_ualink_dmabuf_move_notify - tell attachments an import moved
+ * @slot: the slot of an import that moved, revoked; the caller holds the
+ *	  reservation of its buffer object (it is in the driver's
+ *	  &ttm_device_funcs.move)
  *
- * Calls dma_buf_move_notify() under the dma-buf's reservation lock, as a
- * TTM move would.
+ * Calls dma_buf_move_notify() on the import's dma-buf, if it has one, as
+ * every TTM move of an exported buffer does.
  */
-void amdgpu_ualink_dmabuf_revoke(struct dma_buf *dma_buf)
+void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot)
 {
-	dma_resv_lock(dma_buf->resv, NULL);
+	struct dma_buf *dma_buf;
+
+	dma_resv_assert_held(slot->obj->resv);
+	mutex_lock(&slot->lock);
+	dma_buf = slot->dma_buf;
+	if (dma_buf && !get_file_active(&dma_buf->file))
+		dma_buf = NULL;
+	mutex_unlock(&slot->lock);
+	if (!dma_buf)
+		return;
 	dma_buf_move_notify(dma_buf);
-	dma_resv_unlock(dma_buf->resv);
+	dma_buf_put(dma_buf);
 }
-EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_revoke);
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_move_notify);

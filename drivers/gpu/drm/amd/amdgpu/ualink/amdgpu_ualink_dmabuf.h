@@ -5,14 +5,35 @@
 #ifndef __AMDGPU_UALINK_DMABUF_H__
 #define __AMDGPU_UALINK_DMABUF_H__
 
+#include <linux/mutex.h>
+
 struct dma_buf;
 struct drm_device;
 struct drm_gem_object;
 
-struct dma_buf *amdgpu_ualink_dmabuf_export(struct drm_gem_object *obj,
-					    int flags);
+/**
+ * struct amdgpu_ualink_dmabuf_slot - the dma-buf of an import, held weakly
+ *
+ * Embedded in the driver's buffer object of an import. Every fd of the
+ * import is an fd of one dma-buf while that dma-buf lives; the slot does
+ * not keep it alive (the dma-buf holds the buffer object, not the reverse).
+ */
+struct amdgpu_ualink_dmabuf_slot {
+	/** @obj: the GEM object of the import */
+	struct drm_gem_object *obj;
+	/** @lock: protects @dma_buf */
+	struct mutex lock;
+	/** @dma_buf: the live dma-buf, or NULL; cleared by its release */
+	struct dma_buf *dma_buf;
+};
+
+void amdgpu_ualink_dmabuf_slot_init(struct amdgpu_ualink_dmabuf_slot *slot,
+				    struct drm_gem_object *obj);
+void amdgpu_ualink_dmabuf_slot_fini(struct amdgpu_ualink_dmabuf_slot *slot);
+struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
+					 int flags);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,
 						   struct dma_buf *dma_buf);
-void amdgpu_ualink_dmabuf_revoke(struct dma_buf *dma_buf);
+void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot);
 
 #endif /* __AMDGPU_UALINK_DMABUF_H__ */

@@ -21,37 +21,55 @@
 
 MODULE_IMPORT_NS(DMA_BUF);
 
+/* an import's buffer object, as far as its dma-buf is concerned */
+struct tgem {
+	struct drm_gem_object base;
+	struct amdgpu_ualink_dmabuf_slot slot;
+};
+
 struct dmabuf_test {
 	struct device *dev, *other_dev;
 	struct drm_device *drm, *other;
 	struct drm_gem_object *obj;
+	struct amdgpu_ualink_dmabuf_slot *slot;
 	struct dma_buf *dma_buf;
 };
 
 static void tgem_free(struct drm_gem_object *obj)
 {
+	struct tgem *g = container_of(obj, struct tgem, base);
+
+	amdgpu_ualink_dmabuf_slot_fini(&g->slot);
 	drm_gem_object_release(obj);
-	kfree(obj);
+	kfree(g);
+}
+
+static struct dma_buf *tgem_export(struct drm_gem_object *obj, int flags)
+{
+	return amdgpu_ualink_dmabuf_get(&container_of(obj, struct tgem, base)->slot,
+					flags);
 }
 
 static const struct drm_gem_object_funcs tgem_funcs = {
 	.free = tgem_free,
-	.export = amdgpu_ualink_dmabuf_export,
+	.export = tgem_export,
 };
 
-static struct drm_gem_object *tgem_new(struct kunit *test, struct drm_device *drm)
+static struct tgem *tgem_new(struct kunit *test, struct drm_device *drm)
 {
-	struct drm_gem_object *obj = kzalloc(sizeof(*obj), GFP_KERNEL);
+	struct tgem *g = kzalloc(sizeof(*g), GFP_KERNEL);
 
-	KUNIT_ASSERT_NOT_NULL(test, obj);
-	obj->funcs = &tgem_funcs;
-	drm_gem_private_object_init(drm, obj, SZ_2M);
-	return obj;
+	KUNIT_ASSERT_NOT_NULL(test, g);
+	g->base.funcs = &tgem_funcs;
+	drm_gem_private_object_init(drm, &g->base, SZ_2M);
+	amdgpu_ualink_dmabuf_slot_init(&g->slot, &g->base);
+	return g;
 }
 
 static int dmabuf_test_init(struct kunit *test)
 {
 	struct dmabuf_test *t = kunit_kzalloc(test, sizeof(*t), GFP_KERNEL);
+	struct tgem *g;
 
 	KUNIT_ASSERT_NOT_NULL(test, t);
 	t->dev = drm_kunit_helper_alloc_device(test);
@@ -66,8 +84,10 @@ static int dmabuf_test_init(struct kunit *test)
 						       sizeof(*t->other), 0, DRIVER_GEM);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->other);
 
-	t->obj = tgem_new(test, t->drm);
-	t->dma_buf = amdgpu_ualink_dmabuf_export(t->obj, O_RDWR);
+	g = tgem_new(test, t->drm);
+	t->obj = &g->base;
+	t->slot = &g->slot;
+	t->dma_buf = amdgpu_ualink_dmabuf_get(t->slot, O_RDWR);
 	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t->dma_buf);
 	test->priv = t;
 	return 0;
@@ -138,7 +158,10 @@ static void dmabuf_attachments(struct kunit *test)
 	dma_resv_unlock(t->dma_buf->resv);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(sgt), -EPERM);
 
-	amdgpu_ualink_dmabuf_revoke(t->dma_buf);
+	/* the driver's move notification, reservation held */
+	dma_resv_lock(t->dma_buf->resv, NULL);
+	amdgpu_ualink_dmabuf_move_notify(t->slot);
+	dma_resv_unlock(t->dma_buf->resv);
 	KUNIT_EXPECT_EQ(test, moves, 1);
 	dma_buf_detach(t->dma_buf, attach);
 }
@@ -190,7 +213,31 @@ static void dmabuf_prime_import(struct kunit *test)
 	dma_buf_put(other);
 }
 
+/*
+ * One dma-buf per import while it lives, however often it is asked for;
+ * the slot does not keep it alive, and a released one is forgotten.
+ */
+static void dmabuf_one_per_import(struct kunit *test)
+{
+	struct dmabuf_test *t = test->priv;
+	struct dma_buf *again;
+
+	again = amdgpu_ualink_dmabuf_get(t->slot, O_RDWR);
+	KUNIT_EXPECT_PTR_EQ(test, again, t->dma_buf);
+	if (!IS_ERR(again))
+		dma_buf_put(again);
+	KUNIT_EXPECT_PTR_EQ(test, t->slot->dma_buf, t->dma_buf);
+
+	dma_buf_put(t->dma_buf);
+	flush_delayed_fput();
+	KUNIT_EXPECT_NULL(test, t->slot->dma_buf);
+	t->dma_buf = amdgpu_ualink_dmabuf_get(t->slot, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t->dma_buf));
+	KUNIT_EXPECT_PTR_EQ(test, t->slot->dma_buf, t->dma_buf);
+}
+
 static struct kunit_case amdgpu_ualink_dmabuf_cases[] = {
+	KUNIT_CASE(dmabuf_one_per_import),
 	KUNIT_CASE(dmabuf_no_cpu_access),
 	KUNIT_CASE(dmabuf_attachments),
 	KUNIT_CASE(dmabuf_prime_import),

@@ -6,6 +6,7 @@
 #include <drm/drm_print.h>
 
 #include "amdgpu_ualink_dev.h"
+#include "amdgpu_ualink_npa.h"
 
 /**
  * DOC: Device
@@ -133,6 +134,52 @@ void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev)
 	mutex_destroy(&dev->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
+
+/**
+ * amdgpu_ualink_dev_reset - our accelerator reset: drop what the fabric held
+ * @dev: the state
+ *
+ * For the driver's GPU reset, after it stopped granting (its
+ * &amdgpu_ualink_dev_ops.member answers false while it resets). The
+ * mailbox starts a new generation and greets every peer it knew, so that
+ * each cleans up what it held from us and for us; here every range we
+ * granted is unmapped, shot down and unpinned, and every import dies (its
+ * buffer is revoked; GPU access to it fails from then on). Exports stay:
+ * their handles remain valid and peers may import them again.
+ *
+ * Context: process context; not from the mailbox's worker.
+ */
+void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev)
+{
+	unsigned int peer;
+
+	amdgpu_ualink_mbox_reset(dev->mbox);
+	for (peer = 0; peer < AMDGPU_UALINK_MAX_ACCELS; peer++) {
+		amdgpu_ualink_export_peer_gone(dev, peer);
+		amdgpu_ualink_import_peer_gone(dev, peer);
+	}
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_reset);
+
+/**
+ * amdgpu_ualink_dev_counts - the gauges of an accelerator's UALink state
+ * @dev: the state
+ * @counts: filled in
+ */
+void amdgpu_ualink_dev_counts(struct amdgpu_ualink_dev *dev,
+			      struct amdgpu_ualink_dev_counts *counts)
+{
+	unsigned int ranges;
+
+	amdgpu_ualink_window_usage(&dev->window, &counts->npa_bytes, &ranges);
+	mutex_lock(&dev->lock);
+	counts->exports = dev->num_exports;
+	counts->grants = dev->num_grants;
+	counts->pins = dev->num_pins;
+	counts->imports = dev->num_imports;
+	mutex_unlock(&dev->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_counts);
 
 /**
  * amdgpu_ualink_dev_print - print an accelerator's UALink state

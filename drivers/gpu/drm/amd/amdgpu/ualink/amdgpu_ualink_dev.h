@@ -154,6 +154,22 @@ struct amdgpu_ualink_import {
 	struct work_struct release;
 };
 
+/**
+ * struct amdgpu_ualink_dev_counts - what an accelerator holds right now
+ */
+struct amdgpu_ualink_dev_counts {
+	/** @exports: live exports */
+	unsigned int exports;
+	/** @grants: ranges granted to importers */
+	unsigned int grants;
+	/** @pins: exports pinned for their importers */
+	unsigned int pins;
+	/** @imports: imports alive, in any state */
+	unsigned int imports;
+	/** @npa_bytes: bytes of our NPA window granted */
+	u64 npa_bytes;
+};
+
 /* amdgpu_ualink_import_get() found our own handle */
 #define AMDGPU_UALINK_IMPORT_LOCAL	1
 
@@ -162,6 +178,9 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 			   const struct amdgpu_ualink_mbox_ops *mbox_ops,
 			   void *mbox_priv, struct amdgpu_ualink_pt *pt);
 void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_dev_counts(struct amdgpu_ualink_dev *dev,
+			      struct amdgpu_ualink_dev_counts *counts);
 void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
 			     struct drm_printer *p);
 

@@ -32,7 +32,7 @@ check() {	# check NAME CMD...: one counted check, output kept in the log dir
 build() {
 	kconfigure "$o" "$REPO/configs/amdgpu.config" || return 1
 	# Force the header test to run again: it only runs when stale.
-	rm -f "$o/usr/include/drm/amdgpu_ualink.hdrtest"
+	rm -f "$o"/usr/include/drm/amdgpu_ualink*.hdrtest
 	progress amdgpu "$o" "$log/full-build.out" kmake "$o" W=1 -s >&3 ||
 		{ grep -E 'error' "$log/full-build.out" | head -n 30; return 1; }
 	[ -f "$o/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" ] &&
@@ -62,9 +62,12 @@ targeted() {
 }
 
 hdrtest() {
-	[ -f "$o/usr/include/drm/amdgpu_ualink.hdrtest" ] ||
-		{ echo "UAPI header test did not run for drm/amdgpu_ualink.h"; return 1; }
-	echo "HDRTEST usr/include/drm/amdgpu_ualink.h: passed"
+	local h
+	for h in amdgpu_ualink amdgpu_ualink_vpod; do
+		[ -f "$o/usr/include/drm/$h.hdrtest" ] ||
+			{ echo "UAPI header test did not run for drm/$h.h"; return 1; }
+		echo "HDRTEST usr/include/drm/$h.h: passed"
+	done
 }
 
 # checkpatch runs scripts/spdxcheck.py with "env python3": make that

@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The emulated UALink pod (vpod): accelerators, the fabric between them
+ * and the DRM devices of some of them. See amdgpu_ualink_vpod_fabric.c.
+ */
+#ifndef __AMDGPU_UALINK_VPOD_INTERNAL_H__
+#define __AMDGPU_UALINK_VPOD_INTERNAL_H__
+
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
+
+#include "amdgpu_ualink_dev.h"
+#include "amdgpu_ualink_pt.h"
+
+struct amdgpu_ualink_vpod_drm;
+struct dentry;
+
+/* DRM devices at most: DRM has 64 render minors before extended ones */
+#define AMDGPU_UALINK_VPOD_MAX_DRM	16
+/* what a fabric-only accelerator exports at load */
+#define AMDGPU_UALINK_VPOD_HEAP_SIZE	SZ_64K
+/* entries of an accelerator's emulated TLB, direct-mapped by NPA page */
+#define AMDGPU_UALINK_VPOD_TLB_ENTRIES	64
+
+/**
+ * enum amdgpu_ualink_vpod_state - where an accelerator is
+ * @AMDGPU_UALINK_VPOD_ACTIVE: taking part
+ * @AMDGPU_UALINK_VPOD_RESETTING: in a GPU reset; grants nothing
+ * @AMDGPU_UALINK_VPOD_OFFLINE: out of the pod: the fabric carries nothing
+ *	to or from it
+ */
+enum amdgpu_ualink_vpod_state {
+	AMDGPU_UALINK_VPOD_ACTIVE,
+	AMDGPU_UALINK_VPOD_RESETTING,
+	AMDGPU_UALINK_VPOD_OFFLINE,
+};
+
+/**
+ * struct amdgpu_ualink_vpod_tlb_entry - one cached translation
+ */
+struct amdgpu_ualink_vpod_tlb_entry {
+	/** @npa: the NPA page it translates, 0 when empty */
+	u64 npa;
+	/** @addr: the page's address in the owner's memory */
+	u64 addr;
+};
+
+/**
+ * struct amdgpu_ualink_vpod_ring - one sender's message ring at a receiver
+ *
+ * Stands for the 4 KiB of the receiver's NPA window reserved for the
+ * sender (amdgpu_ualink_npa_ring()) and the two index registers beside it.
+ */
+struct amdgpu_ualink_vpod_ring {
+	/** @head: producer index, written by the sender */
+	u32 head;
+	/** @tail: consumer index, written by the receiver */
+	u32 tail;
+	/** @slot: the entries */
+	u8 slot[AMDGPU_UALINK_RING_ENTRIES][AMDGPU_UALINK_MSG_SIZE];
+};
+
+/**
+ * struct amdgpu_ualink_vpod_node - one emulated accelerator
+ */
+struct amdgpu_ualink_vpod_node {
+	/** @id: accelerator ID */
+	u16 id;
+	/** @vpod: the virtual pod it belongs to, under the fabric's lock */
+	u32 vpod;
+	/** @state: &enum amdgpu_ualink_vpod_state, under the fabric's lock */
+	int state;
+	/** @udev: the core's state of the accelerator */
+	struct amdgpu_ualink_dev udev;
+	/** @pt: its NPA page tables, in kernel pages */
+	struct amdgpu_ualink_pt pt;
+	/** @root: the root table, where the emulated walker starts */
+	u64 *root;
+	/** @vram: its device memory */
+	void *vram;
+	/** @vram_size: bytes of @vram */
+	u64 vram_size;
+	/** @rings: sender ID -> &struct amdgpu_ualink_vpod_ring */
+	struct xarray rings;
+	/** @tlb_lock: protects @tlb; held across a walk */
+	spinlock_t tlb_lock;
+	/** @tlb: cached translations of other accelerators' NPAs */
+	struct amdgpu_ualink_vpod_tlb_entry tlb[AMDGPU_UALINK_VPOD_TLB_ENTRIES];
+	/** @shootdowns: shootdowns received */
+	atomic64_t shootdowns;
+	/** @walks: page-table walks (TLB misses) */
+	atomic64_t walks;
+	/** @drm: its DRM device, or NULL for a fabric-only accelerator */
+	struct amdgpu_ualink_vpod_drm *drm;
+	/** @heap_slot: a fabric-only accelerator's export of its memory */
+	void *heap_slot;
+	/** @heap_handle: its handle */
+	u64 heap_handle[2];
+	/** @heap_pins: pins of it */
+	int heap_pins;
+	/** @stopped: its mailbox is going, under the fabric's lock */
+	bool stopped;
+	/** @debugfs: the node's debugfs directory */
+	struct dentry *debugfs;
+	/** @control_lock: serialises reset, offline and online */
+	struct mutex control_lock;
+};
+
+/**
+ * struct amdgpu_ualink_vpod - the whole emulated pod
+ */
+struct amdgpu_ualink_vpod {
+	/** @lock: protects every node's vpod and state */
+	spinlock_t lock;
+	/** @num_nodes: accelerators, IDs 0 to @num_nodes - 1 */
+	unsigned int num_nodes;
+	/** @num_drm: those with a DRM device, IDs 0 to @num_drm - 1 */
+	unsigned int num_drm;
+	/** @nodes: by ID */
+	struct amdgpu_ualink_vpod_node **nodes;
+	/** @debugfs: the pod's debugfs directory */
+	struct dentry *debugfs;
+};
+
+extern struct amdgpu_ualink_vpod *amdgpu_ualink_vpod;
+
+/* fabric: amdgpu_ualink_vpod_fabric.c */
+int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
+				   u64 vram_size, unsigned int vpod_size,
+				   const struct amdgpu_ualink_dev_ops *drm_ops);
+void amdgpu_ualink_vpod_fabric_fini(void);
+struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id);
+bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer);
+void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
+				  u16 importer, u64 npa, u64 size);
+void amdgpu_ualink_vpod_tlb_flush(struct amdgpu_ualink_vpod_node *node,
+				  u64 npa, u64 size);
+unsigned int amdgpu_ualink_vpod_tlb_entries(struct amdgpu_ualink_vpod_node *node);
+int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
+				     u64 npa, void *buf, size_t size,
+				     bool write);
+int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node);
+int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
+				   bool offline);
+int amdgpu_ualink_vpod_state(struct amdgpu_ualink_vpod_node *node);
+void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
+			     u32 *size);
+
+/* DRM devices: amdgpu_ualink_vpod_drv.c */
+int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node);
+void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node);
+const char *amdgpu_ualink_vpod_drm_name(struct amdgpu_ualink_vpod_node *node);
+extern const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops;
+
+/* debugfs: amdgpu_ualink_vpod_debugfs.c */
+void amdgpu_ualink_vpod_debugfs_init(void);
+
+#endif /* __AMDGPU_UALINK_VPOD_INTERNAL_H__ */

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/debugfs.h>
+#include <linux/kstrtox.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <drm/drm_print.h>
+
+#include "amdgpu_ualink_fault.h"
+#include "amdgpu_ualink_vpod.h"
+
+/**
+ * DOC: Emulated pod: debugfs
+ *
+ * ``/sys/kernel/debug/amdgpu_ualink_vpod/``:
+ *
+ * ``nodes``
+ *	one line per accelerator: ``<id> <vpod> <state> <render node or ->``,
+ *	state ``active``, ``resetting`` or ``offline``
+ * ``handles``
+ *	one line per fabric-only accelerator: ``<id> 0x<lo> 0x<hi>``, the
+ *	UALink handle of its 64 KiB heap, whose bytes are its ID as
+ *	little-endian u32s
+ * ``node<id>/counts``
+ *	gauges, ``<key> <value>`` per line: ``exports grants pins imports
+ *	npa_bytes pt_tables tlb_entries``; all 0 when the accelerator
+ *	exports and imports nothing (a fabric-only accelerator's heap counts
+ *	as one export)
+ * ``node<id>/state``
+ *	exports with their importers, imports, peers with connection state
+ *	and generation, mailbox counters, NPA use, pins, TLB
+ * ``node<id>/control``
+ *	write ``reset`` (GPU reset), ``offline`` or ``online``
+ * ``node<id>/vpod``
+ *	the accelerator's virtual pod number; write to move it
+ * ``node<id>/timeout``
+ *	write ``<ms> <retries>``: the mailbox timeout of requests it sends
+ * ``node<id>/fault``
+ *	write ``<kind> [rate=<per million>] [count=<n>] [types=<mask>]
+ *	[delay_ms=<ms>]`` (kind ``drop``, ``corrupt``, ``duplicate``,
+ *	``delay`` or ``reorder``; types a mask of BIT(message type)) to set
+ *	the rule for messages the accelerator sends, or ``clear``; read the
+ *	rules and what they injected
+ */
+
+static const char *const state_names[] = {
+	[AMDGPU_UALINK_VPOD_ACTIVE] = "active",
+	[AMDGPU_UALINK_VPOD_RESETTING] = "resetting",
+	[AMDGPU_UALINK_VPOD_OFFLINE] = "offline",
+};
+
+static int nodes_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int i;
+
+	for (i = 0; i < pod->num_nodes; i++) {
+		struct amdgpu_ualink_vpod_node *node = pod->nodes[i];
+		u32 vpod, size;
+
+		amdgpu_ualink_vpod_info(node, &vpod, &size);
+		seq_printf(m, "%u %u %s %s\n", node->id, vpod,
+			   state_names[amdgpu_ualink_vpod_state(node)],
+			   amdgpu_ualink_vpod_drm_name(node));
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(nodes);
+
+static int handles_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int i;
+
+	for (i = pod->num_drm; i < pod->num_nodes; i++) {
+		struct amdgpu_ualink_vpod_node *node = pod->nodes[i];
+
+		seq_printf(m, "%u 0x%016llx 0x%016llx\n", node->id,
+			   node->heap_handle[0], node->heap_handle[1]);
+	}
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(handles);
+
+static int counts_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod_node *node = m->private;
+	struct amdgpu_ualink_dev_counts c;
+	unsigned long tables;
+
+	amdgpu_ualink_dev_counts(&node->udev, &c);
+	mutex_lock(&node->pt.lock);
+	tables = node->pt.tables - 1;	/* not the root */
+	mutex_unlock(&node->pt.lock);
+	seq_printf(m, "exports %u\ngrants %u\npins %u\nimports %u\n",
+		   c.exports, c.grants, c.pins, c.imports);
+	seq_printf(m, "npa_bytes %llu\npt_tables %lu\ntlb_entries %u\n",
+		   c.npa_bytes, tables, amdgpu_ualink_vpod_tlb_entries(node));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(counts);
+
+static int state_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod_node *node = m->private;
+	struct drm_printer p = drm_seq_file_printer(m);
+	u32 vpod, size;
+
+	amdgpu_ualink_vpod_info(node, &vpod, &size);
+	seq_printf(m, "vpod %u (%u accelerators), %s, device %s\n", vpod, size,
+		   state_names[amdgpu_ualink_vpod_state(node)],
+		   amdgpu_ualink_vpod_drm_name(node));
+	seq_printf(m, "tlb: %u entries, %lld walks, %lld shootdowns\n",
+		   amdgpu_ualink_vpod_tlb_entries(node),
+		   atomic64_read(&node->walks), atomic64_read(&node->shootdowns));
+	amdgpu_ualink_dev_print(&node->udev, &p);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(state);
+
+/* Copy a short command from userspace, without its trailing newline. */
+static char *get_cmd(const char __user *ubuf, size_t len)
+{
+	char *cmd;
+
+	if (len > 128)
+		return ERR_PTR(-EINVAL);
+	cmd = memdup_user_nul(ubuf, len);
+	if (!IS_ERR(cmd))
+		strim(cmd);
+	return cmd;
+}
+
+static ssize_t control_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *pos)
+{
+	struct amdgpu_ualink_vpod_node *node = file_inode(file)->i_private;
+	char *cmd = get_cmd(ubuf, len);
+	int ret;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (!strcmp(cmd, "reset"))
+		ret = amdgpu_ualink_vpod_reset(node);
+	else if (!strcmp(cmd, "offline"))
+		ret = amdgpu_ualink_vpod_set_offline(node, true);
+	else if (!strcmp(cmd, "online"))
+		ret = amdgpu_ualink_vpod_set_offline(node, false);
+	else
+		ret = -EINVAL;
+	kfree(cmd);
+	return ret ?: len;
+}
+
+static const struct file_operations control_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = control_write,
+};
+
+static int vpod_get(void *data, u64 *val)
+{
+	struct amdgpu_ualink_vpod_node *node = data;
+	u32 size, vpod;
+
+	amdgpu_ualink_vpod_info(node, &vpod, &size);
+	*val = vpod;
+	return 0;
+}
+
+static int vpod_set(void *data, u64 val)
+{
+	struct amdgpu_ualink_vpod_node *node = data;
+	unsigned long flags;
+
+	if (val > U32_MAX)
+		return -EINVAL;
+	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
+	node->vpod = val;
+	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(vpod_fops, vpod_get, vpod_set, "%llu\n");
+
+static ssize_t timeout_write(struct file *file, const char __user *ubuf,
+			     size_t len, loff_t *pos)
+{
+	struct amdgpu_ualink_vpod_node *node = file_inode(file)->i_private;
+	char *cmd = get_cmd(ubuf, len);
+	unsigned int ms, retries;
+	int ret = -EINVAL;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (sscanf(cmd, "%u %u", &ms, &retries) == 2)
+		ret = amdgpu_ualink_mbox_set_timeout(node->udev.mbox, ms, retries);
+	kfree(cmd);
+	return ret ?: len;
+}
+
+static const struct file_operations timeout_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.write = timeout_write,
+};
+
+static int fault_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod_node *node = m->private;
+	struct amdgpu_ualink_fault *fault = amdgpu_ualink_mbox_fault(node->udev.mbox);
+	enum amdgpu_ualink_fault_kind kind;
+
+	for (kind = 0; kind < AMDGPU_UALINK_FAULT_KINDS; kind++) {
+		struct amdgpu_ualink_fault_rule r;
+		u64 injected;
+
+		amdgpu_ualink_fault_get(fault, kind, &r);
+		spin_lock(&fault->lock);
+		injected = fault->injected[kind];
+		spin_unlock(&fault->lock);
+		seq_printf(m, "%s rate=%u count=%u types=0x%x delay_ms=%u injected=%llu\n",
+			   amdgpu_ualink_fault_name(kind), r.rate, r.count,
+			   r.types, r.delay_ms, injected);
+	}
+	return 0;
+}
+
+static int fault_parse(char *cmd, enum amdgpu_ualink_fault_kind *kind,
+		       struct amdgpu_ualink_fault_rule *r)
+{
+	char *word = strsep(&cmd, " ");
+	int ret = 0;
+
+	for (*kind = 0; *kind < AMDGPU_UALINK_FAULT_KINDS; (*kind)++)
+		if (!strcmp(word, amdgpu_ualink_fault_name(*kind)))
+			break;
+	if (*kind == AMDGPU_UALINK_FAULT_KINDS)
+		return -EINVAL;
+	memset(r, 0, sizeof(*r));
+	while (!ret && (word = strsep(&cmd, " "))) {
+		char *val = strchr(word, '=');
+
+		if (!*word)
+			continue;
+		if (!val)
+			return -EINVAL;
+		*val++ = 0;
+		if (!strcmp(word, "rate"))
+			ret = kstrtou32(val, 0, &r->rate);
+		else if (!strcmp(word, "count"))
+			ret = kstrtou32(val, 0, &r->count);
+		else if (!strcmp(word, "types"))
+			ret = kstrtou32(val, 0, &r->types);
+		else if (!strcmp(word, "delay_ms"))
+			ret = kstrtou32(val, 0, &r->delay_ms);
+		else
+			ret = -EINVAL;
+	}
+	return ret;
+}
+
+static ssize_t fault_write(struct file *file, const char __user *ubuf,
+			   size_t len, loff_t *pos)
+{
+	struct seq_file *m = file->private_data;
+	struct amdgpu_ualink_vpod_node *node = m->private;
+	struct amdgpu_ualink_fault *fault = amdgpu_ualink_mbox_fault(node->udev.mbox);
+	struct amdgpu_ualink_fault_rule rule;
+	enum amdgpu_ualink_fault_kind kind;
+	char *cmd = get_cmd(ubuf, len);
+	int ret;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (!strcmp(cmd, "clear")) {
+		amdgpu_ualink_fault_clear(fault);
+		ret = 0;
+	} else {
+		ret = fault_parse(cmd, &kind, &rule) ?:
+		      amdgpu_ualink_fault_set(fault, kind, &rule);
+	}
+	kfree(cmd);
+	return ret ?: len;
+}
+
+static int fault_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, fault_show, inode->i_private);
+}
+
+static const struct file_operations fault_fops = {
+	.owner = THIS_MODULE,
+	.open = fault_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = fault_write,
+};
+
+/**
+ * amdgpu_ualink_vpod_debugfs_init - the pod's debugfs files
+ *
+ * Removed with the pod's directory (&amdgpu_ualink_vpod.debugfs).
+ */
+void amdgpu_ualink_vpod_debugfs_init(void)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	struct dentry *root = debugfs_create_dir("amdgpu_ualink_vpod", NULL);
+	unsigned int i;
+
+	pod->debugfs = root;
+	debugfs_create_file("nodes", 0444, root, NULL, &nodes_fops);
+	debugfs_create_file("handles", 0444, root, NULL, &handles_fops);
+	for (i = 0; i < pod->num_nodes; i++) {
+		struct amdgpu_ualink_vpod_node *node = pod->nodes[i];
+		char name[16];
+		struct dentry *dir;
+
+		snprintf(name, sizeof(name), "node%u", node->id);
+		dir = debugfs_create_dir(name, root);
+		node->debugfs = dir;
+		debugfs_create_file("counts", 0444, dir, node, &counts_fops);
+		debugfs_create_file("state", 0444, dir, node, &state_fops);
+		debugfs_create_file("control", 0200, dir, node, &control_fops);
+		debugfs_create_file_unsafe("vpod", 0644, dir, node, &vpod_fops);
+		debugfs_create_file("timeout", 0200, dir, node, &timeout_fops);
+		debugfs_create_file("fault", 0644, dir, node, &fault_fops);
+	}
+}

@@ -1,0 +1,789 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/dma-buf.h>
+#include <linux/dma-mapping.h>
+#include <linux/fcntl.h>
+#include <linux/module.h>
+#include <linux/platform_device.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/vmalloc.h>
+
+#include <drm/drm_drv.h>
+#include <drm/drm_file.h>
+#include <drm/drm_gem.h>
+#include <drm/drm_gem_ttm_helper.h>
+#include <drm/drm_ioctl.h>
+#include <drm/drm_prime.h>
+#include <drm/ttm/ttm_bo.h>
+#include <drm/ttm/ttm_device.h>
+#include <drm/ttm/ttm_placement.h>
+#include <drm/ttm/ttm_range_manager.h>
+#include <drm/ttm/ttm_tt.h>
+#include <uapi/drm/amdgpu_ualink_vpod.h>
+
+#include "amdgpu_ualink_dmabuf.h"
+#include "amdgpu_ualink_ioctl.h"
+#include "amdgpu_ualink_npa_pool.h"
+#include "amdgpu_ualink_vpod.h"
+
+/**
+ * DOC: Emulated pod: DRM devices
+ *
+ * The first accelerators of the pod (module parameter ``nodes``, default 4)
+ * each have a DRM device with a render node, a TTM device whose VRAM is the
+ * accelerator's emulated memory (``vram_mb``, default 16 MiB) and the NPA
+ * pool of the core as memory type %TTM_PL_PRIV. Buffers:
+ *
+ * - VRAM buffers (DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_CREATE): exportable,
+ *   CPU-mappable; they never move (TTM never evicts them: the pod has no
+ *   second place for device memory), so an export pins nothing that could
+ *   have moved, and creating one in full memory fails with -ENOSPC;
+ * - system buffers: TTM pages, CPU-mappable, refused for export (-EPERM);
+ * - imports: kernel buffer objects (no mmap offset exists) in the NPA pool,
+ *   each holding its &struct amdgpu_ualink_import. Their revocation is the
+ *   pool's move to a dead resource; the move callback flushes the
+ *   accelerator's TLB for the range and notifies the dma-buf's attachments.
+ *
+ * An export ends when the buffer's last GEM handle is closed: the DRM core
+ * calls &drm_gem_object_funcs.handles_gone (patch "drm/gem: tell the
+ * driver when an object's last handle is gone"), and the driver destroys
+ * the export there. If a new handle is made for the buffer later (its
+ * dma-buf is imported again), it has no export until it is exported again,
+ * under a new UALink handle.
+ */
+
+#define VPOD_PL_NPA	TTM_PL_PRIV
+
+/**
+ * struct amdgpu_ualink_vpod_drm - the DRM device of an accelerator
+ */
+struct amdgpu_ualink_vpod_drm {
+	/** @drm: the DRM device */
+	struct drm_device drm;
+	/** @bdev: its TTM device */
+	struct ttm_device bdev;
+	/** @pool: the placement of imports */
+	struct amdgpu_ualink_npa_pool pool;
+	/** @node: the accelerator */
+	struct amdgpu_ualink_vpod_node *node;
+	/** @pdev: the platform device it hangs off */
+	struct platform_device *pdev;
+	/**
+	 * @import_lock: serialises finding or making the buffer object of an
+	 * import against attaching and detaching it (&amdgpu_ualink_import.obj)
+	 */
+	struct mutex import_lock;
+};
+
+/* a buffer object of the emulated pod */
+struct vpod_bo {
+	struct ttm_buffer_object tbo;
+	struct ttm_place place;
+	struct ttm_placement placement;
+	u32 domain;		/* AMDGPU_UALINK_VPOD_DOMAIN_*, or 0: an import */
+	void *export;		/* the core's export of it */
+	struct amdgpu_ualink_import *imp;	/* an import: what it is */
+	bool revoked;		/* an import: revoked, under the reservation */
+	struct amdgpu_ualink_dmabuf_slot slot;	/* an import: its dma-buf */
+};
+
+static struct vpod_bo *to_bo(struct drm_gem_object *obj)
+{
+	return container_of(obj, struct vpod_bo, tbo.base);
+}
+
+static struct amdgpu_ualink_vpod_drm *to_vdev(struct ttm_device *bdev)
+{
+	return container_of(bdev, struct amdgpu_ualink_vpod_drm, bdev);
+}
+
+static struct amdgpu_ualink_vpod_drm *bo_vdev(struct vpod_bo *bo)
+{
+	return to_vdev(bo->tbo.bdev);
+}
+
+static struct ttm_tt *vpod_tt_create(struct ttm_buffer_object *tbo, u32 page_flags)
+{
+	struct ttm_tt *tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+
+	if (!tt)
+		return NULL;
+	if (ttm_tt_init(tt, tbo, page_flags, ttm_cached, 0)) {
+		kfree(tt);
+		return NULL;
+	}
+	return tt;
+}
+
+static void vpod_tt_destroy(struct ttm_device *bdev, struct ttm_tt *tt)
+{
+	ttm_tt_fini(tt);
+	kfree(tt);
+}
+
+/* Nothing is ever evicted: device memory has no second place here. */
+static bool vpod_eviction_valuable(struct ttm_buffer_object *tbo,
+				   const struct ttm_place *place)
+{
+	return false;
+}
+
+static void vpod_evict_flags(struct ttm_buffer_object *tbo,
+			     struct ttm_placement *placement)
+{
+	placement->num_placement = 0;
+}
+
+/*
+ * An import moved (revoked): the GPU must forget its translations and the
+ * dma-buf's attachments hear of it, before the new resource is taken.
+ */
+static void vpod_move_notify(struct vpod_bo *bo)
+{
+	struct ttm_resource *res = bo->tbo.resource;
+	u64 npa = amdgpu_ualink_npa_res_npa(res);
+
+	if (npa)
+		amdgpu_ualink_vpod_tlb_flush(bo_vdev(bo)->node, npa, bo->tbo.base.size);
+	amdgpu_ualink_dmabuf_move_notify(&bo->slot);
+}
+
+static int vpod_move(struct ttm_buffer_object *tbo, bool evict,
+		     struct ttm_operation_ctx *ctx, struct ttm_resource *new_mem,
+		     struct ttm_place *hop)
+{
+	struct ttm_resource *old = tbo->resource;
+
+	if (!old || (old->mem_type == TTM_PL_SYSTEM && !tbo->ttm)) {
+		ttm_bo_move_null(tbo, new_mem);	/* a new buffer */
+		return 0;
+	}
+	if (old->mem_type == VPOD_PL_NPA && new_mem->mem_type == VPOD_PL_NPA) {
+		vpod_move_notify(to_bo(&tbo->base));
+		ttm_bo_move_null(tbo, new_mem);
+		return 0;
+	}
+	return -EINVAL;	/* nothing else moves */
+}
+
+static int vpod_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res)
+{
+	switch (res->mem_type) {
+	case TTM_PL_SYSTEM:
+		return 0;
+	case TTM_PL_VRAM:
+		res->bus.offset = (u64)res->start << PAGE_SHIFT;
+		res->bus.is_iomem = true;
+		res->bus.caching = ttm_cached;
+		return 0;
+	default:	/* another accelerator's memory: no CPU access */
+		return -EPERM;
+	}
+}
+
+static unsigned long vpod_io_mem_pfn(struct ttm_buffer_object *tbo,
+				     unsigned long page_offset)
+{
+	struct amdgpu_ualink_vpod_node *node = to_vdev(tbo->bdev)->node;
+
+	return vmalloc_to_pfn(node->vram + tbo->resource->bus.offset +
+			      (page_offset << PAGE_SHIFT));
+}
+
+static const struct ttm_device_funcs vpod_ttm_funcs = {
+	.ttm_tt_create = vpod_tt_create,
+	.ttm_tt_destroy = vpod_tt_destroy,
+	.eviction_valuable = vpod_eviction_valuable,
+	.evict_flags = vpod_evict_flags,
+	.move = vpod_move,
+	.io_mem_reserve = vpod_io_mem_reserve,
+	.io_mem_pfn = vpod_io_mem_pfn,
+};
+
+/* The NPA pool's question: what range was this import granted? */
+static int vpod_bo_range(struct ttm_buffer_object *tbo, u64 *npa, u64 *size)
+{
+	struct vpod_bo *bo = to_bo(&tbo->base);
+
+	if (bo->revoked)
+		return -ENODEV;
+	if (!bo->imp)
+		return -EINVAL;
+	*npa = bo->imp->npa;
+	*size = bo->imp->size;
+	return 0;
+}
+
+static void vpod_bo_destroy(struct ttm_buffer_object *tbo)
+{
+	struct vpod_bo *bo = to_bo(&tbo->base);
+
+	amdgpu_ualink_dmabuf_slot_fini(&bo->slot);
+	drm_gem_object_release(&tbo->base);
+	kfree(bo);
+}
+
+/* The last GEM reference: undo the export and the import, then free. */
+static void vpod_gem_free(struct drm_gem_object *obj)
+{
+	struct vpod_bo *bo = to_bo(obj);
+	struct amdgpu_ualink_vpod_drm *vdev = bo_vdev(bo);
+
+	if (bo->export)	/* exported after its last handle went */
+		amdgpu_ualink_export_destroy(&vdev->node->udev, &bo->export);
+	if (bo->imp) {
+		mutex_lock(&vdev->import_lock);
+		if (bo->imp->obj == bo)
+			amdgpu_ualink_import_set_obj(bo->imp, NULL);
+		mutex_unlock(&vdev->import_lock);
+		amdgpu_ualink_import_put(bo->imp);
+	}
+	ttm_bo_put(&bo->tbo);
+}
+
+static void vpod_gem_handles_gone(struct drm_gem_object *obj)
+{
+	struct vpod_bo *bo = to_bo(obj);
+
+	if (bo->export)
+		amdgpu_ualink_export_destroy(&bo_vdev(bo)->node->udev, &bo->export);
+}
+
+static struct dma_buf *vpod_gem_export(struct drm_gem_object *obj, int flags)
+{
+	struct vpod_bo *bo = to_bo(obj);
+
+	if (bo->imp)
+		return amdgpu_ualink_dmabuf_get(&bo->slot, flags);
+	return drm_gem_prime_export(obj, flags);
+}
+
+static const struct drm_gem_object_funcs vpod_gem_funcs = {
+	.free = vpod_gem_free,
+	.handles_gone = vpod_gem_handles_gone,
+	.export = vpod_gem_export,
+	.mmap = drm_gem_ttm_mmap,
+};
+
+/*
+ * A new buffer object; for an import, @imp is its import (the caller keeps
+ * its reference until the object exists). Zeroed, in VRAM.
+ */
+static struct vpod_bo *vpod_bo_create(struct amdgpu_ualink_vpod_drm *vdev,
+				      u64 size, u32 domain,
+				      struct amdgpu_ualink_import *imp)
+{
+	struct amdgpu_ualink_vpod_node *node = vdev->node;
+	enum ttm_bo_type type = ttm_bo_type_device;
+	struct vpod_bo *bo;
+	int ret;
+
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	if (!bo)
+		return ERR_PTR(-ENOMEM);
+	bo->tbo.base.funcs = &vpod_gem_funcs;
+	drm_gem_private_object_init(&vdev->drm, &bo->tbo.base, size);
+	amdgpu_ualink_dmabuf_slot_init(&bo->slot, &bo->tbo.base);
+	bo->domain = domain;
+	bo->imp = imp;
+	switch (domain) {
+	case AMDGPU_UALINK_VPOD_DOMAIN_VRAM:
+		bo->place.mem_type = TTM_PL_VRAM;
+		break;
+	case AMDGPU_UALINK_VPOD_DOMAIN_SYSTEM:
+		bo->place.mem_type = TTM_PL_SYSTEM;
+		break;
+	default:	/* an import: no mmap offset, ever */
+		bo->place.mem_type = VPOD_PL_NPA;
+		type = ttm_bo_type_kernel;
+		break;
+	}
+	bo->placement.num_placement = 1;
+	bo->placement.placement = &bo->place;
+	/* on failure TTM calls vpod_bo_destroy() */
+	ret = ttm_bo_init_validate(&vdev->bdev, &bo->tbo, type, &bo->placement,
+				   0, true, NULL, NULL, vpod_bo_destroy);
+	if (ret)
+		return ERR_PTR(ret);
+	if (domain == AMDGPU_UALINK_VPOD_DOMAIN_VRAM)
+		memset(node->vram + ((u64)bo->tbo.resource->start << PAGE_SHIFT),
+		       0, size);
+	return bo;
+}
+
+/*
+ * The buffer object of an import: the one it has, or a new one. Takes over
+ * the caller's reference to @imp in all cases.
+ */
+static struct vpod_bo *vpod_import_bo(struct amdgpu_ualink_vpod_drm *vdev,
+				      struct amdgpu_ualink_import *imp)
+{
+	struct vpod_bo *bo;
+
+	mutex_lock(&vdev->import_lock);
+	bo = imp->obj;
+	if (bo && kref_get_unless_zero(&bo->tbo.base.refcount)) {
+		mutex_unlock(&vdev->import_lock);
+		amdgpu_ualink_import_put(imp);
+		return bo;
+	}
+	bo = vpod_bo_create(vdev, imp->size, 0, imp);
+	if (IS_ERR(bo)) {
+		mutex_unlock(&vdev->import_lock);
+		amdgpu_ualink_import_put(imp);
+		return bo;
+	}
+	/* revokes it at once if the import died meanwhile */
+	amdgpu_ualink_import_set_obj(imp, bo);
+	mutex_unlock(&vdev->import_lock);
+	return bo;
+}
+
+static bool vpod_bo_get(void *priv, void *obj)
+{
+	struct vpod_bo *bo = obj;
+
+	return kref_get_unless_zero(&bo->tbo.base.refcount);
+}
+
+static int vpod_bo_pin(void *priv, void *obj)
+{
+	struct vpod_bo *bo = obj;
+	int ret;
+
+	ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+	if (ret)
+		return ret;
+	ttm_bo_pin(&bo->tbo);
+	ttm_bo_unreserve(&bo->tbo);
+	return 0;
+}
+
+static void vpod_bo_unpin(void *priv, void *obj)
+{
+	struct vpod_bo *bo = obj;
+
+	WARN_ON(ttm_bo_reserve(&bo->tbo, false, false, NULL));
+	ttm_bo_unpin(&bo->tbo);
+	ttm_bo_unreserve(&bo->tbo);
+}
+
+static bool vpod_bo_next(struct amdgpu_ualink_pt_cursor *cur)
+{
+	return false;	/* VRAM buffers are contiguous */
+}
+
+static void vpod_bo_cursor(void *priv, void *obj, struct amdgpu_ualink_pt_cursor *cur)
+{
+	struct vpod_bo *bo = obj;
+
+	cur->addr = (u64)bo->tbo.resource->start << PAGE_SHIFT;
+	cur->size = bo->tbo.base.size;
+	cur->next = vpod_bo_next;
+}
+
+static bool vpod_bo_member(void *priv, u16 peer)
+{
+	return amdgpu_ualink_vpod_member(priv, peer);
+}
+
+static void vpod_bo_shootdown(void *priv, u16 importer, u64 npa, u64 size)
+{
+	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
+}
+
+/* Revocation: a TTM move to the pool's dead resource. */
+static void vpod_bo_revoke(void *priv, void *obj)
+{
+	struct ttm_operation_ctx ctx = {};
+	struct vpod_bo *bo = obj;
+
+	WARN_ON(ttm_bo_reserve(&bo->tbo, false, false, NULL));
+	bo->revoked = true;
+	WARN_ON(ttm_bo_validate(&bo->tbo, &bo->placement, &ctx));
+	ttm_bo_unreserve(&bo->tbo);
+}
+
+/* The core's callbacks for the buffers of accelerators with a DRM device. */
+const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops = {
+	.get = vpod_bo_get,
+	.pin = vpod_bo_pin,
+	.unpin = vpod_bo_unpin,
+	.cursor = vpod_bo_cursor,
+	.member = vpod_bo_member,
+	.shootdown = vpod_bo_shootdown,
+	.revoke = vpod_bo_revoke,
+};
+
+static void vpod_info(void *priv, struct drm_amdgpu_ualink_info *info)
+{
+	static const u32 states[] = {
+		[AMDGPU_UALINK_VPOD_ACTIVE] = AMDGPU_UALINK_STATE_ACTIVE,
+		[AMDGPU_UALINK_VPOD_RESETTING] = AMDGPU_UALINK_STATE_RESETTING,
+		[AMDGPU_UALINK_VPOD_OFFLINE] = AMDGPU_UALINK_STATE_OFFLINE,
+	};
+	struct amdgpu_ualink_vpod_drm *vdev = priv;
+
+	amdgpu_ualink_vpod_info(vdev->node, &info->vpod_id, &info->vpod_size);
+	info->state = states[amdgpu_ualink_vpod_state(vdev->node)];
+}
+
+static int vpod_export_obj(void *priv, struct drm_file *file, u32 gem_handle,
+			   void **obj, u64 *size, void ***slot)
+{
+	struct drm_gem_object *gobj = drm_gem_object_lookup(file, gem_handle);
+	struct vpod_bo *bo;
+
+	if (!gobj)
+		return -ENOENT;
+	bo = to_bo(gobj);
+	if (bo->domain != AMDGPU_UALINK_VPOD_DOMAIN_VRAM) {
+		drm_gem_object_put(gobj);
+		return -EPERM;
+	}
+	*obj = bo;
+	*size = gobj->size;
+	*slot = &bo->export;
+	return 0;
+}
+
+static void vpod_put(void *priv, void *obj)
+{
+	struct vpod_bo *bo = obj;
+
+	drm_gem_object_put(&bo->tbo.base);
+}
+
+/* A dma-buf fd of our own buffer, through PRIME (and its cache). */
+static int vpod_local_fd(struct amdgpu_ualink_vpod_drm *vdev,
+			 struct drm_file *file, struct vpod_bo *bo, u32 flags)
+{
+	int fd, ret;
+	u32 handle;
+
+	ret = drm_gem_handle_create(file, &bo->tbo.base, &handle);
+	if (!ret) {
+		ret = drm_gem_prime_handle_to_fd(&vdev->drm, file, handle,
+						 O_RDWR | (flags & AMDGPU_UALINK_IMPORT_CLOEXEC ?
+							   O_CLOEXEC : 0), &fd);
+		drm_gem_handle_delete(file, handle);
+	}
+	drm_gem_object_put(&bo->tbo.base);
+	return ret ?: fd;
+}
+
+static int vpod_import_fd(void *priv, struct drm_file *file,
+			  struct amdgpu_ualink_import *imp, void *local,
+			  u32 flags)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = priv;
+	struct dma_buf *dma_buf;
+	struct vpod_bo *bo;
+	int fd;
+
+	if (!imp)
+		return vpod_local_fd(vdev, file, local, flags);
+	bo = vpod_import_bo(vdev, imp);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	dma_buf = amdgpu_ualink_dmabuf_get(&bo->slot, O_RDWR);
+	drm_gem_object_put(&bo->tbo.base);
+	if (IS_ERR(dma_buf))
+		return PTR_ERR(dma_buf);
+	fd = dma_buf_fd(dma_buf, flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
+	if (fd < 0)
+		dma_buf_put(dma_buf);
+	return fd;
+}
+
+static int vpod_import_handle(void *priv, struct drm_file *file,
+			      struct amdgpu_ualink_import *imp, void *local,
+			      u32 *gem_handle)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = priv;
+	struct vpod_bo *bo = local;
+	int ret;
+
+	if (imp) {
+		bo = vpod_import_bo(vdev, imp);
+		if (IS_ERR(bo))
+			return PTR_ERR(bo);
+	}
+	ret = drm_gem_handle_create(file, &bo->tbo.base, gem_handle);
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+static const struct amdgpu_ualink_gem_ops vpod_gem_ops = {
+	.info = vpod_info,
+	.export_obj = vpod_export_obj,
+	.put = vpod_put,
+	.import_fd = vpod_import_fd,
+	.import_handle = vpod_import_handle,
+};
+
+static struct amdgpu_ualink_vpod_drm *drm_vdev(struct drm_device *drm)
+{
+	return container_of(drm, struct amdgpu_ualink_vpod_drm, drm);
+}
+
+static int vpod_ualink_ioctl(struct drm_device *drm, void *data,
+			     struct drm_file *file)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = drm_vdev(drm);
+
+	return amdgpu_ualink_ioctl(&vdev->node->udev, &vpod_gem_ops, vdev, file,
+				   data);
+}
+
+static int vpod_gem_create_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = drm_vdev(drm);
+	struct drm_amdgpu_ualink_vpod_gem_create *args = data;
+	struct vpod_bo *bo;
+	u64 size;
+	int ret;
+
+	if (args->handle || !args->size || args->size > vdev->node->vram_size ||
+	    (args->domain != AMDGPU_UALINK_VPOD_DOMAIN_VRAM &&
+	     args->domain != AMDGPU_UALINK_VPOD_DOMAIN_SYSTEM))
+		return -EINVAL;
+	size = PAGE_ALIGN(args->size);
+	bo = vpod_bo_create(vdev, size, args->domain, NULL);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = drm_gem_handle_create(file, &bo->tbo.base, &args->handle);
+	drm_gem_object_put(&bo->tbo.base);
+	return ret;
+}
+
+static int vpod_gem_mmap_ioctl(struct drm_device *drm, void *data,
+			       struct drm_file *file)
+{
+	struct drm_amdgpu_ualink_vpod_gem_mmap *args = data;
+	struct drm_gem_object *obj;
+	int ret = 0;
+
+	if (args->pad || args->offset)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	if (to_bo(obj)->imp)
+		ret = -EPERM;	/* another accelerator's memory */
+	else
+		args->offset = drm_vma_node_offset_addr(&obj->vma_node);
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/* One chunk of a GPU access, to or from @buf. */
+static int vpod_access(struct vpod_bo *bo, u64 offset, void *buf, size_t size,
+		       bool write)
+{
+	struct amdgpu_ualink_vpod_node *node = bo_vdev(bo)->node;
+	void *vram;
+	u64 npa;
+	int ret;
+
+	if (!bo->imp) {
+		/* VRAM: never moves */
+		vram = node->vram + ((u64)bo->tbo.resource->start << PAGE_SHIFT) + offset;
+		if (write)
+			memcpy(vram, buf, size);
+		else
+			memcpy(buf, vram, size);
+		return 0;
+	}
+	ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
+	if (ret)
+		return ret;
+	npa = amdgpu_ualink_npa_res_npa(bo->tbo.resource);
+	ret = npa ? amdgpu_ualink_vpod_fabric_access(node, npa + offset, buf,
+						     size, write) : -ENODEV;
+	dma_resv_unlock(bo->tbo.base.resv);
+	return ret;
+}
+
+#define VPOD_ACCESS_CHUNK	SZ_64K
+
+static int vpod_gpu_access_ioctl(struct drm_device *drm, void *data,
+				 struct drm_file *file)
+{
+	struct drm_amdgpu_ualink_vpod_gpu_access *args = data;
+	bool write = args->flags & AMDGPU_UALINK_VPOD_ACCESS_WRITE;
+	u8 __user *user = u64_to_user_ptr(args->data);
+	struct drm_gem_object *obj;
+	struct vpod_bo *bo;
+	u64 done;
+	void *buf;
+	int ret = 0;
+
+	if (args->flags & ~AMDGPU_UALINK_VPOD_ACCESS_WRITE || !args->size ||
+	    args->size > AMDGPU_UALINK_VPOD_ACCESS_MAX)
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_bo(obj);
+	if (args->offset > obj->size || args->size > obj->size - args->offset) {
+		ret = -EINVAL;
+		goto out;
+	}
+	if (bo->domain == AMDGPU_UALINK_VPOD_DOMAIN_SYSTEM) {
+		ret = -EOPNOTSUPP;
+		goto out;
+	}
+	buf = kvmalloc(min_t(u64, args->size, VPOD_ACCESS_CHUNK), GFP_KERNEL);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* no reservation is held while user memory faults */
+	for (done = 0; !ret && done < args->size; done += VPOD_ACCESS_CHUNK) {
+		size_t n = min_t(u64, args->size - done, VPOD_ACCESS_CHUNK);
+
+		if (write && copy_from_user(buf, user + done, n)) {
+			ret = -EFAULT;
+			break;
+		}
+		ret = vpod_access(bo, args->offset + done, buf, n, write);
+		if (!ret && !write && copy_to_user(user + done, buf, n))
+			ret = -EFAULT;
+	}
+	kvfree(buf);
+out:
+	drm_gem_object_put(obj);
+	return ret;
+}
+
+/* PRIME: imports of this device come back; other dma-bufs as PRIME does. */
+static struct drm_gem_object *vpod_prime_import(struct drm_device *drm,
+						struct dma_buf *dma_buf)
+{
+	struct drm_gem_object *obj = amdgpu_ualink_dmabuf_import(drm, dma_buf);
+
+	return obj ?: drm_gem_prime_import(drm, dma_buf);
+}
+
+static const struct drm_ioctl_desc vpod_ioctls[] = {
+	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK_VPOD_GEM_CREATE, vpod_gem_create_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK_VPOD_GEM_MMAP, vpod_gem_mmap_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK_VPOD_GPU_ACCESS, vpod_gpu_access_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK, vpod_ualink_ioctl, DRM_RENDER_ALLOW),
+};
+
+DEFINE_DRM_GEM_FOPS(vpod_fops);
+
+static const struct drm_driver vpod_driver = {
+	.driver_features = DRIVER_GEM | DRIVER_RENDER,
+	.ioctls = vpod_ioctls,
+	.num_ioctls = ARRAY_SIZE(vpod_ioctls),
+	.fops = &vpod_fops,
+	.gem_prime_import = vpod_prime_import,
+	.name = AMDGPU_UALINK_VPOD_DRIVER_NAME,
+	.desc = "Emulated UALink pod",
+	.major = 1,
+	.minor = 0,
+};
+
+/**
+ * amdgpu_ualink_vpod_drm_init - give an accelerator its DRM device
+ * @node: the accelerator, whose core state is up
+ *
+ * Returns: 0 or a negative errno.
+ */
+int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod_drm *vdev;
+	struct platform_device *pdev;
+	int ret;
+
+	pdev = platform_device_register_simple(AMDGPU_UALINK_VPOD_DRIVER_NAME,
+					       node->id, NULL, 0);
+	if (IS_ERR(pdev))
+		return PTR_ERR(pdev);
+	if (!devres_open_group(&pdev->dev, NULL, GFP_KERNEL)) {
+		ret = -ENOMEM;
+		goto err_pdev;
+	}
+	dma_coerce_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	vdev = devm_drm_dev_alloc(&pdev->dev, &vpod_driver,
+				  struct amdgpu_ualink_vpod_drm, drm);
+	if (IS_ERR(vdev)) {
+		ret = PTR_ERR(vdev);
+		goto err_group;
+	}
+	vdev->node = node;
+	vdev->pdev = pdev;
+	mutex_init(&vdev->import_lock);
+	ret = ttm_device_init(&vdev->bdev, &vpod_ttm_funcs, &pdev->dev,
+			      vdev->drm.anon_inode->i_mapping,
+			      vdev->drm.vma_offset_manager, false, false);
+	if (ret)
+		goto err_group;
+	ret = ttm_range_man_init(&vdev->bdev, TTM_PL_VRAM, false,
+				 node->vram_size >> PAGE_SHIFT);
+	if (ret)
+		goto err_ttm;
+	ret = amdgpu_ualink_npa_pool_init(&vdev->pool, &vdev->bdev, VPOD_PL_NPA,
+					  vpod_bo_range);
+	if (ret)
+		goto err_vram;
+	node->drm = vdev;
+	ret = drm_dev_register(&vdev->drm, 0);
+	if (ret)
+		goto err_pool;
+	return 0;
+
+err_pool:
+	node->drm = NULL;
+	amdgpu_ualink_npa_pool_fini(&vdev->pool, &vdev->bdev, VPOD_PL_NPA);
+err_vram:
+	ttm_range_man_fini(&vdev->bdev, TTM_PL_VRAM);
+err_ttm:
+	ttm_device_fini(&vdev->bdev);
+err_group:
+	devres_release_group(&pdev->dev, NULL);
+err_pdev:
+	platform_device_unregister(pdev);
+	return ret;
+}
+
+/**
+ * amdgpu_ualink_vpod_drm_fini - remove an accelerator's DRM device
+ * @node: the accelerator; no file of its device is open (the module is
+ *	  going), so no buffer is left
+ */
+void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = node->drm;
+	struct platform_device *pdev = vdev->pdev;
+
+	drm_dev_unregister(&vdev->drm);
+	WARN_ON(amdgpu_ualink_npa_pool_fini(&vdev->pool, &vdev->bdev, VPOD_PL_NPA));
+	ttm_range_man_fini(&vdev->bdev, TTM_PL_VRAM);
+	ttm_device_fini(&vdev->bdev);
+	mutex_destroy(&vdev->import_lock);
+	node->drm = NULL;
+	devres_release_group(&pdev->dev, NULL);
+	platform_device_unregister(pdev);
+}
+
+/**
+ * amdgpu_ualink_vpod_drm_name - the render node of an accelerator
+ * @node: the accelerator
+ *
+ * Returns: "renderD<minor>", or "-" for a fabric-only accelerator.
+ */
+const char *amdgpu_ualink_vpod_drm_name(struct amdgpu_ualink_vpod_node *node)
+{
+	if (!node->drm || !node->drm->drm.render)
+		return "-";
+	return node->drm->drm.render->kdev ? dev_name(node->drm->drm.render->kdev) : "-";
+}

@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/gfp.h>
+#include <linux/io.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "amdgpu_ualink_npa.h"
+#include "amdgpu_ualink_vpod.h"
+
+/**
+ * DOC: Emulated pod (vpod)
+ *
+ * The vpod is to UALink what vgem is to PRIME: accelerators without
+ * hardware, so that the whole uAPI runs and is tested anywhere. It uses the
+ * core exactly as amdgpu does (mailbox, NPA window and page tables,
+ * export/import, the NPA pool, the dma-buf, the ioctl) and emulates only
+ * what hardware would do:
+ *
+ * - **Fabric and rings.** Each sender's message ring at a receiver stands
+ *   for the 4 KiB the receiver's NPA window reserves for it
+ *   (amdgpu_ualink_npa_ring()) and is allocated by the sender's first
+ *   message; producer and consumer indices sit beside it. Publishing an
+ *   index rings the other side's doorbell, which raises its "interrupt":
+ *   amdgpu_ualink_mbox_doorbell(), which only marks the sender and kicks
+ *   the node's worker, as an interrupt handler would.
+ * - **NPA page tables** live in kernel pages; entries hold physical
+ *   addresses of tables and offsets in the owner's device memory, in the
+ *   vpod's entry format.
+ * - **GPU access** through the fabric: an access to an imported buffer
+ *   resolves the NPA to its owner and walks the owner's tables as the
+ *   hardware would (reading the entries, not the core's bookkeeping),
+ *   through the importer's **TLB**, which keeps translations until the
+ *   exporter shoots them down. A shootdown waits for a walk in progress, as
+ *   hardware does; tables or memory freed before the shootdown completed
+ *   would be read by a later access (stale data, or a KASAN report for a
+ *   freed table). Hardware sends shootdowns through the shootdown rings;
+ *   the vpod invalidates the importer's TLB directly.
+ * - **Device memory** is a fixed amount of kernel memory per accelerator.
+ *   Accelerators with a DRM device manage it with TTM; fabric-only
+ *   accelerators (many, for scale) export one 64 KiB heap at load, whose
+ *   bytes are their ID as little-endian u32s.
+ * - **Pod membership** comes from configuration (the module parameter
+ *   ``vpod_size``, or debugfs), where hardware has firmware.
+ * - **Reset and offline**, from debugfs: a reset starts a new generation
+ *   and drops what the fabric held (amdgpu_ualink_dev_reset()); offline
+ *   stops the fabric carrying doorbells to and from the accelerator and
+ *   tells every mailbox, as a firmware link-down event would.
+ */
+
+struct amdgpu_ualink_vpod *amdgpu_ualink_vpod;
+
+/* the vpod's page-table entries */
+#define VPOD_PTE_VALID	BIT_ULL(0)
+#define VPOD_PTE_READ	BIT_ULL(1)
+#define VPOD_PTE_WRITE	BIT_ULL(2)
+#define VPOD_PTE_FABRIC	BIT_ULL(3)
+#define VPOD_PTE_HUGE	BIT_ULL(7)
+#define VPOD_PTE_ADDR	GENMASK_ULL(51, 12)
+
+static const struct amdgpu_ualink_pte_format vpod_pte_format = {
+	.valid = VPOD_PTE_VALID,
+	.huge = VPOD_PTE_HUGE,
+	.leaf = VPOD_PTE_READ | VPOD_PTE_WRITE | VPOD_PTE_FABRIC,
+	.addr_mask = VPOD_PTE_ADDR,
+};
+
+/**
+ * amdgpu_ualink_vpod_node - an accelerator of the pod
+ * @id: its ID
+ *
+ * Returns: the node, or NULL when the pod has no accelerator @id.
+ */
+struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+
+	return id < pod->num_nodes ? pod->nodes[id] : NULL;
+}
+
+/* The fabric carries nothing to or from an accelerator that is offline. */
+static void ring_doorbell(struct amdgpu_ualink_vpod_node *from, u16 to)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	struct amdgpu_ualink_vpod_node *peer = amdgpu_ualink_vpod_node(to);
+	unsigned long flags;
+
+	if (!peer)
+		return;
+	spin_lock_irqsave(&pod->lock, flags);
+	if (from->state != AMDGPU_UALINK_VPOD_OFFLINE &&
+	    peer->state != AMDGPU_UALINK_VPOD_OFFLINE && !peer->stopped)
+		amdgpu_ualink_mbox_doorbell(peer->udev.mbox, from->id);
+	spin_unlock_irqrestore(&pod->lock, flags);
+}
+
+static struct amdgpu_ualink_vpod_ring *ring_at(u16 receiver, u16 sender)
+{
+	struct amdgpu_ualink_vpod_node *rx = amdgpu_ualink_vpod_node(receiver);
+
+	return rx ? xa_load(&rx->rings, sender) : NULL;
+}
+
+static int vpod_post(void *priv, u16 peer, unsigned int slot, const void *entry)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+	struct amdgpu_ualink_vpod_node *rx = amdgpu_ualink_vpod_node(peer);
+	struct amdgpu_ualink_vpod_ring *ring;
+	int ret;
+
+	if (!rx)
+		return -ENODEV;
+	ring = xa_load(&rx->rings, node->id);
+	if (!ring) {	/* the sender's first message: back its ring */
+		ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+		if (!ring)
+			return -ENOMEM;
+		ret = xa_err(xa_store(&rx->rings, node->id, ring, GFP_KERNEL));
+		if (ret) {
+			kfree(ring);
+			return ret;
+		}
+	}
+	memcpy(ring->slot[slot], entry, AMDGPU_UALINK_MSG_SIZE);
+	return 0;
+}
+
+static void vpod_publish(void *priv, u16 peer, u32 head)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+	struct amdgpu_ualink_vpod_ring *ring = ring_at(peer, node->id);
+
+	if (!ring)
+		return;
+	smp_store_release(&ring->head, head);	/* after the entries */
+	ring_doorbell(node, peer);
+}
+
+static u32 vpod_peer_tail(void *priv, u16 peer)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+	struct amdgpu_ualink_vpod_ring *ring = ring_at(peer, node->id);
+
+	/* pairs with the release in vpod_rx_ack(): the slots are free */
+	return ring ? smp_load_acquire(&ring->tail) : 0;
+}
+
+static u32 vpod_rx_head(void *priv, u16 sender)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+	struct amdgpu_ualink_vpod_ring *ring = xa_load(&node->rings, sender);
+
+	/* pairs with the release in vpod_publish(): the entries are there */
+	return ring ? smp_load_acquire(&ring->head) : 0;
+}
+
+static void vpod_rx_read(void *priv, u16 sender, unsigned int slot, void *entry)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+	struct amdgpu_ualink_vpod_ring *ring = xa_load(&node->rings, sender);
+
+	if (ring)
+		memcpy(entry, ring->slot[slot], AMDGPU_UALINK_MSG_SIZE);
+	else
+		memset(entry, 0, AMDGPU_UALINK_MSG_SIZE);
+}
+
+static void vpod_rx_ack(void *priv, u16 sender, u32 tail)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+	struct amdgpu_ualink_vpod_ring *ring = xa_load(&node->rings, sender);
+
+	if (!ring)
+		return;
+	smp_store_release(&ring->tail, tail);	/* after reading the slots */
+	ring_doorbell(node, sender);
+}
+
+static const struct amdgpu_ualink_mbox_ops vpod_mbox_ops = {
+	.post = vpod_post,
+	.publish = vpod_publish,
+	.peer_tail = vpod_peer_tail,
+	.rx_head = vpod_rx_head,
+	.rx_read = vpod_rx_read,
+	.rx_ack = vpod_rx_ack,
+};
+
+static int vpod_alloc_table(void *priv, unsigned int level,
+			    struct amdgpu_ualink_pt_table *table)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+
+	if (!page)
+		return -ENOMEM;
+	table->cpu = page_address(page);
+	table->addr = page_to_phys(page);
+	table->priv = page;
+	if (!level)
+		node->root = table->cpu;
+	return 0;
+}
+
+static void vpod_free_table(void *priv, unsigned int level,
+			    struct amdgpu_ualink_pt_table *table)
+{
+	__free_page(table->priv);
+}
+
+/* the hardware reads the tables the CPU writes: nothing to commit */
+static const struct amdgpu_ualink_pt_ops vpod_pt_ops = {
+	.alloc_table = vpod_alloc_table,
+	.free_table = vpod_free_table,
+};
+
+/*
+ * The hardware's walk of @owner's tables for window offset @offset, reading
+ * the entries as they are in memory. Returns 0 and the address in
+ * @owner's memory, or -ENODEV when nothing valid maps @offset.
+ */
+static int walk(struct amdgpu_ualink_vpod_node *owner, u64 offset, u64 *addr)
+{
+	const u64 *table = owner->root;
+	unsigned int level;
+
+	for (level = 0; level < AMDGPU_UALINK_PT_LEVELS; level++) {
+		unsigned int shift = 39 - 9 * level;
+		u64 e = READ_ONCE(table[(offset >> shift) %
+					AMDGPU_UALINK_PT_ENTRIES]);
+
+		if (!(e & VPOD_PTE_VALID))
+			return -ENODEV;
+		if (level == AMDGPU_UALINK_PT_LEVELS - 1 ||
+		    (level && (e & VPOD_PTE_HUGE))) {
+			*addr = (e & VPOD_PTE_ADDR) + (offset & (BIT_ULL(shift) - 1));
+			return 0;
+		}
+		table = phys_to_virt(e & VPOD_PTE_ADDR);
+	}
+	return -ENODEV;
+}
+
+/**
+ * amdgpu_ualink_vpod_fabric_access - a GPU access through the fabric
+ * @node: the accessing accelerator
+ * @npa: the first address, in another accelerator's window
+ * @buf: the bytes to write, or where to read into
+ * @size: their number
+ * @write: write, else read
+ *
+ * Each page is translated by @node's TLB, or by a walk of the owner's
+ * tables that fills it.
+ *
+ * Returns: 0, or -ENODEV when the owner is unreachable or a page is not
+ * mapped (what a GPU would see as a fabric fault).
+ */
+int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
+				     u64 npa, void *buf, size_t size,
+				     bool write)
+{
+	while (size) {
+		size_t n = min_t(size_t, size, PAGE_SIZE - offset_in_page(npa));
+		struct amdgpu_ualink_vpod_tlb_entry *e;
+		struct amdgpu_ualink_vpod_node *owner;
+		u64 page = npa & PAGE_MASK, offset, addr;
+		u16 id;
+		int ret = 0;
+
+		if (amdgpu_ualink_npa_split(npa, &id, &offset))
+			return -ENODEV;
+		owner = amdgpu_ualink_vpod_node(id);
+		if (!owner || READ_ONCE(owner->state) == AMDGPU_UALINK_VPOD_OFFLINE ||
+		    READ_ONCE(node->state) == AMDGPU_UALINK_VPOD_OFFLINE)
+			return -ENODEV;
+
+		spin_lock(&node->tlb_lock);
+		e = &node->tlb[(page >> PAGE_SHIFT) % AMDGPU_UALINK_VPOD_TLB_ENTRIES];
+		if (e->npa != page) {
+			atomic64_inc(&node->walks);
+			ret = walk(owner, offset & PAGE_MASK, &addr);
+			if (!ret) {
+				e->npa = page;
+				e->addr = addr;
+			}
+		}
+		addr = e->addr + offset_in_page(npa);
+		spin_unlock(&node->tlb_lock);
+		if (ret)
+			return ret;
+		if (WARN_ON_ONCE(addr + n > owner->vram_size))
+			return -EIO;	/* a table pointing outside memory */
+		if (write)
+			memcpy(owner->vram + addr, buf, n);
+		else
+			memcpy(buf, owner->vram + addr, n);
+		buf += n;
+		npa += n;
+		size -= n;
+	}
+	return 0;
+}
+
+/**
+ * amdgpu_ualink_vpod_tlb_flush - forget translations of an NPA range
+ * @node: the accelerator whose TLB
+ * @npa: the first address
+ * @size: the range's size; U64_MAX with @npa 0 for everything
+ *
+ * Waits for a walk in progress.
+ */
+void amdgpu_ualink_vpod_tlb_flush(struct amdgpu_ualink_vpod_node *node,
+				  u64 npa, u64 size)
+{
+	unsigned int i;
+
+	spin_lock(&node->tlb_lock);
+	for (i = 0; i < AMDGPU_UALINK_VPOD_TLB_ENTRIES; i++) {
+		u64 page = node->tlb[i].npa;
+
+		if (page && page - npa < size)
+			node->tlb[i].npa = 0;
+	}
+	spin_unlock(&node->tlb_lock);
+}
+
+/**
+ * amdgpu_ualink_vpod_tlb_entries - translations an accelerator caches
+ * @node: the accelerator
+ *
+ * Returns: the number of valid TLB entries.
+ */
+unsigned int amdgpu_ualink_vpod_tlb_entries(struct amdgpu_ualink_vpod_node *node)
+{
+	unsigned int i, n = 0;
+
+	spin_lock(&node->tlb_lock);
+	for (i = 0; i < AMDGPU_UALINK_VPOD_TLB_ENTRIES; i++)
+		n += !!node->tlb[i].npa;
+	spin_unlock(&node->tlb_lock);
+	return n;
+}
+
+/**
+ * amdgpu_ualink_vpod_shootdown - &amdgpu_ualink_dev_ops.shootdown
+ * @node: the exporter
+ * @importer: the accelerator that must forget the range
+ * @npa: the first address of the range, in @node's window
+ * @size: its size
+ */
+void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
+				  u16 importer, u64 npa, u64 size)
+{
+	struct amdgpu_ualink_vpod_node *imp = amdgpu_ualink_vpod_node(importer);
+
+	if (!imp)
+		return;
+	atomic64_inc(&imp->shootdowns);
+	amdgpu_ualink_vpod_tlb_flush(imp, npa, size);
+}
+
+/**
+ * amdgpu_ualink_vpod_member - &amdgpu_ualink_dev_ops.member
+ * @node: the accelerator asking
+ * @peer: the accelerator asked about
+ *
+ * Returns: true when @peer exists and is in @node's virtual pod, and @node
+ * is not resetting (it grants and imports nothing then).
+ */
+bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	struct amdgpu_ualink_vpod_node *p = amdgpu_ualink_vpod_node(peer);
+	unsigned long flags;
+	bool ret;
+
+	if (!p)
+		return false;
+	spin_lock_irqsave(&pod->lock, flags);
+	ret = node->state != AMDGPU_UALINK_VPOD_RESETTING && p->vpod == node->vpod;
+	spin_unlock_irqrestore(&pod->lock, flags);
+	return ret;
+}
+
+/**
+ * amdgpu_ualink_vpod_info - an accelerator's virtual pod
+ * @node: the accelerator
+ * @vpod: returns the number of its virtual pod
+ * @size: returns the accelerators in it
+ */
+void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
+			     u32 *size)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&pod->lock, flags);
+	*vpod = node->vpod;
+	*size = 0;
+	for (i = 0; i < pod->num_nodes; i++)
+		*size += pod->nodes[i]->vpod == node->vpod;
+	spin_unlock_irqrestore(&pod->lock, flags);
+}
+
+/**
+ * amdgpu_ualink_vpod_state - where an accelerator is
+ * @node: the accelerator
+ *
+ * Returns: its &enum amdgpu_ualink_vpod_state.
+ */
+int amdgpu_ualink_vpod_state(struct amdgpu_ualink_vpod_node *node)
+{
+	return READ_ONCE(node->state);
+}
+
+static void set_state(struct amdgpu_ualink_vpod_node *node, int state)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
+	WRITE_ONCE(node->state, state);
+	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
+}
+
+/**
+ * amdgpu_ualink_vpod_reset - a GPU reset of an accelerator
+ * @node: the accelerator
+ *
+ * Returns: 0, or -EBUSY when it is offline.
+ */
+int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node)
+{
+	int ret = 0;
+
+	mutex_lock(&node->control_lock);
+	if (node->state == AMDGPU_UALINK_VPOD_OFFLINE) {
+		ret = -EBUSY;
+		goto out;
+	}
+	set_state(node, AMDGPU_UALINK_VPOD_RESETTING);
+	amdgpu_ualink_dev_reset(&node->udev);
+	amdgpu_ualink_vpod_tlb_flush(node, 0, U64_MAX);
+	set_state(node, AMDGPU_UALINK_VPOD_ACTIVE);
+out:
+	mutex_unlock(&node->control_lock);
+	return ret;
+}
+
+/**
+ * amdgpu_ualink_vpod_set_offline - take an accelerator out of the pod, or back
+ * @node: the accelerator
+ * @offline: out, else back
+ *
+ * Every mailbox of the pod hears of it, as from a firmware event: peers
+ * drop what they held from and for @node, and @node what it held of them.
+ *
+ * Returns: 0, or -EBUSY when it is resetting.
+ */
+int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
+				   bool offline)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int i;
+	int ret = 0;
+	bool was;
+
+	mutex_lock(&node->control_lock);
+	was = node->state == AMDGPU_UALINK_VPOD_OFFLINE;
+	if (node->state == AMDGPU_UALINK_VPOD_RESETTING || offline == was) {
+		ret = node->state == AMDGPU_UALINK_VPOD_RESETTING ? -EBUSY : 0;
+		goto out;
+	}
+	if (offline)
+		set_state(node, AMDGPU_UALINK_VPOD_OFFLINE);
+	for (i = 0; i < pod->num_nodes; i++) {
+		struct amdgpu_ualink_vpod_node *peer = pod->nodes[i];
+
+		if (peer == node)
+			continue;
+		if (offline) {
+			amdgpu_ualink_mbox_peer_offline(peer->udev.mbox, node->id);
+			amdgpu_ualink_mbox_peer_offline(node->udev.mbox, peer->id);
+		} else {
+			amdgpu_ualink_mbox_peer_online(peer->udev.mbox, node->id);
+			amdgpu_ualink_mbox_peer_online(node->udev.mbox, peer->id);
+		}
+	}
+	if (offline) {
+		amdgpu_ualink_vpod_tlb_flush(node, 0, U64_MAX);
+		goto out;
+	}
+	set_state(node, AMDGPU_UALINK_VPOD_ACTIVE);
+	/* what was published while the link was down is read now */
+	for (i = 0; i < pod->num_nodes; i++) {
+		if (i == node->id)
+			continue;
+		if (ring_at(node->id, i))
+			ring_doorbell(pod->nodes[i], node->id);
+		if (ring_at(i, node->id))
+			ring_doorbell(node, i);
+	}
+out:
+	mutex_unlock(&node->control_lock);
+	return ret;
+}
+
+/* A fabric-only accelerator's heap, the only buffer it has. */
+static bool heap_get(void *priv, void *obj)
+{
+	return true;	/* lives as long as the node */
+}
+
+static int heap_pin(void *priv, void *obj)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+
+	lockdep_assert_held(&node->udev.lock);
+	node->heap_pins++;
+	return 0;
+}
+
+static void heap_unpin(void *priv, void *obj)
+{
+	struct amdgpu_ualink_vpod_node *node = priv;
+
+	lockdep_assert_held(&node->udev.lock);
+	node->heap_pins--;
+}
+
+static bool heap_next(struct amdgpu_ualink_pt_cursor *cur)
+{
+	return false;
+}
+
+static void heap_cursor(void *priv, void *obj, struct amdgpu_ualink_pt_cursor *cur)
+{
+	cur->addr = 0;
+	cur->size = AMDGPU_UALINK_VPOD_HEAP_SIZE;
+	cur->next = heap_next;
+}
+
+static bool node_member(void *priv, u16 peer)
+{
+	return amdgpu_ualink_vpod_member(priv, peer);
+}
+
+static void node_shootdown(void *priv, u16 importer, u64 npa, u64 size)
+{
+	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
+}
+
+static void heap_revoke(void *priv, void *obj)
+{
+	/* fabric-only accelerators import nothing */
+}
+
+static const struct amdgpu_ualink_dev_ops heap_ops = {
+	.get = heap_get,
+	.pin = heap_pin,
+	.unpin = heap_unpin,
+	.cursor = heap_cursor,
+	.member = node_member,
+	.shootdown = node_shootdown,
+	.revoke = heap_revoke,
+};
+
+static void node_free(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod_ring *ring;
+	unsigned long index;
+
+	xa_for_each(&node->rings, index, ring)
+		kfree(ring);
+	xa_destroy(&node->rings);
+	vfree(node->vram);
+	mutex_destroy(&node->control_lock);
+	kfree(node);
+}
+
+/* A fabric-only accelerator's memory holds its ID; the others' is zeroed. */
+static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, u64 vram_size,
+						u32 vpod)
+{
+	struct amdgpu_ualink_vpod_node *node = kzalloc(sizeof(*node), GFP_KERNEL);
+	u32 *words;
+	size_t i;
+
+	if (!node)
+		return NULL;
+	node->id = id;
+	node->vpod = vpod;
+	node->vram_size = vram_size;
+	xa_init(&node->rings);
+	spin_lock_init(&node->tlb_lock);
+	mutex_init(&node->control_lock);
+	node->vram = vzalloc(vram_size);
+	if (!node->vram) {
+		node_free(node);
+		return NULL;
+	}
+	words = node->vram;
+	for (i = 0; !drm && i < vram_size / sizeof(*words); i++)
+		words[i] = (__force u32)cpu_to_le32(id);
+	return node;
+}
+
+/* Take one accelerator's core state up; the node is in the pod already. */
+static int node_start(struct amdgpu_ualink_vpod_node *node,
+		      const struct amdgpu_ualink_dev_ops *ops)
+{
+	int ret;
+
+	ret = amdgpu_ualink_pt_init(&node->pt, &vpod_pt_ops, &vpod_pte_format, node);
+	if (ret)
+		return ret;
+	ret = amdgpu_ualink_dev_init(&node->udev, node->id, ops, node,
+				     &vpod_mbox_ops, node, &node->pt);
+	if (ret)
+		amdgpu_ualink_pt_fini(&node->pt);
+	return ret;
+}
+
+static void node_stop(struct amdgpu_ualink_vpod_node *node)
+{
+	unsigned long flags;
+
+	/* no doorbell reaches the mailbox from now on */
+	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
+	node->stopped = true;
+	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
+	amdgpu_ualink_dev_fini(&node->udev);
+	amdgpu_ualink_pt_fini(&node->pt);
+}
+
+/**
+ * amdgpu_ualink_vpod_fabric_init - build the pod
+ * @num_nodes: accelerators, 1 to 1,024
+ * @num_drm: how many of them (the first) get a DRM device
+ * @vram_size: device memory of each of those
+ * @vpod_size: accelerators per virtual pod, in ID order; 0 for one
+ * @drm_ops: the core's callbacks for accelerators with a DRM device
+ *
+ * Returns: 0 or a negative errno.
+ */
+int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
+				   u64 vram_size, unsigned int vpod_size,
+				   const struct amdgpu_ualink_dev_ops *drm_ops)
+{
+	struct amdgpu_ualink_vpod *pod;
+	unsigned int i, started = 0;
+	int ret = -ENOMEM;
+
+	pod = kzalloc(sizeof(*pod), GFP_KERNEL);
+	if (!pod)
+		return -ENOMEM;
+	spin_lock_init(&pod->lock);
+	pod->num_drm = num_drm;
+	pod->nodes = kcalloc(num_nodes, sizeof(*pod->nodes), GFP_KERNEL);
+	if (!pod->nodes)
+		goto err;
+	for (i = 0; i < num_nodes; i++) {
+		pod->nodes[i] = node_new(i, i < num_drm, i < num_drm ? vram_size :
+					 AMDGPU_UALINK_VPOD_HEAP_SIZE,
+					 vpod_size ? i / vpod_size : 0);
+		if (!pod->nodes[i])
+			goto err;
+		pod->num_nodes++;
+	}
+	amdgpu_ualink_vpod = pod;
+	for (started = 0; started < num_nodes; started++) {
+		struct amdgpu_ualink_vpod_node *node = pod->nodes[started];
+
+		ret = node_start(node, started < num_drm ? drm_ops : &heap_ops);
+		if (ret)
+			goto err_stop;
+	}
+	for (i = num_drm; i < num_nodes; i++) {
+		struct amdgpu_ualink_vpod_node *node = pod->nodes[i];
+
+		ret = amdgpu_ualink_export_create(&node->udev, node,
+						  AMDGPU_UALINK_VPOD_HEAP_SIZE,
+						  &node->heap_slot,
+						  node->heap_handle);
+		if (ret)
+			goto err_stop;
+	}
+	return 0;
+
+err_stop:
+	for (i = num_drm; i < num_nodes; i++)
+		if (pod->nodes[i]->heap_slot)
+			amdgpu_ualink_export_destroy(&pod->nodes[i]->udev,
+						     &pod->nodes[i]->heap_slot);
+	while (started)
+		node_stop(pod->nodes[--started]);
+	amdgpu_ualink_vpod = NULL;
+err:
+	for (i = 0; i < pod->num_nodes; i++)
+		node_free(pod->nodes[i]);
+	kfree(pod->nodes);
+	kfree(pod);
+	return ret;
+}
+
+/**
+ * amdgpu_ualink_vpod_fabric_fini - take the pod down
+ *
+ * The DRM devices are gone, with every buffer: only the heaps are
+ * exported, and releases of imports may still be on their way.
+ */
+void amdgpu_ualink_vpod_fabric_fini(void)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int i;
+
+	for (i = pod->num_drm; i < pod->num_nodes; i++)
+		amdgpu_ualink_export_destroy(&pod->nodes[i]->udev,
+					     &pod->nodes[i]->heap_slot);
+	/* releases on their way finish while every mailbox is still there */
+	for (i = 0; i < pod->num_nodes; i++)
+		flush_workqueue(pod->nodes[i]->udev.wq);
+	for (i = 0; i < pod->num_nodes; i++)
+		node_stop(pod->nodes[i]);
+	for (i = 0; i < pod->num_nodes; i++)
+		node_free(pod->nodes[i]);
+	amdgpu_ualink_vpod = NULL;
+	kfree(pod->nodes);
+	kfree(pod);
+}

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR MIT */
+/*
+ * uAPI of the emulated UALink pod (vpod), the virtual device that runs the
+ * UALink uAPI of amdgpu without hardware, as vgem does for PRIME. Besides
+ * DRM_IOCTL_AMDGPU_UALINK (include/uapi/drm/amdgpu_ualink.h), which it
+ * implements with the same number, structs and errnos as amdgpu, it has a
+ * buffer create ioctl, a mmap offset ioctl and an emulated GPU access ioctl.
+ * See Documentation/gpu/amdgpu/ualink.rst.
+ */
+#ifndef __AMDGPU_UALINK_VPOD_H__
+#define __AMDGPU_UALINK_VPOD_H__
+
+#include "drm.h"
+#include "amdgpu_ualink.h"
+
+#if defined(__cplusplus)
+extern "C" {
+#endif
+
+/* the DRM driver name of the emulated pod's devices */
+#define AMDGPU_UALINK_VPOD_DRIVER_NAME	"amdgpu_ualink_vpod"
+
+#define DRM_AMDGPU_UALINK_VPOD_GEM_CREATE	0x00
+#define DRM_AMDGPU_UALINK_VPOD_GEM_MMAP		0x01
+#define DRM_AMDGPU_UALINK_VPOD_GPU_ACCESS	0x02
+
+#define DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_CREATE \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK_VPOD_GEM_CREATE, \
+		 struct drm_amdgpu_ualink_vpod_gem_create)
+#define DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_MMAP \
+	DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK_VPOD_GEM_MMAP, \
+		 struct drm_amdgpu_ualink_vpod_gem_mmap)
+#define DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_ACCESS \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK_VPOD_GPU_ACCESS, \
+		struct drm_amdgpu_ualink_vpod_gpu_access)
+
+/* &drm_amdgpu_ualink_vpod_gem_create.domain */
+#define AMDGPU_UALINK_VPOD_DOMAIN_VRAM		1	/* device memory: exportable */
+#define AMDGPU_UALINK_VPOD_DOMAIN_SYSTEM	2	/* system memory: not exportable */
+
+/**
+ * struct drm_amdgpu_ualink_vpod_gem_create - DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_CREATE
+ *
+ * Creates a zeroed buffer. Device memory ("VRAM") is the accelerator's
+ * emulated memory, a fixed amount of kernel memory per accelerator; its
+ * buffers never move. Errors: ``EINVAL`` size 0 or above the device
+ * memory, an unknown domain, @handle not zero; ``ENOSPC`` the device memory
+ * is full; ``ENOMEM``.
+ */
+struct drm_amdgpu_ualink_vpod_gem_create {
+	/** @size: in: bytes, rounded up to 4 KiB */
+	__u64 size;
+	/** @domain: in: an AMDGPU_UALINK_VPOD_DOMAIN_* value */
+	__u32 domain;
+	/** @handle: out: the GEM handle */
+	__u32 handle;
+};
+
+/**
+ * struct drm_amdgpu_ualink_vpod_gem_mmap - DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_MMAP
+ *
+ * The offset to mmap() a buffer at on the DRM file. Errors: ``EINVAL``
+ * non-zero @pad or @offset; ``ENOENT`` unknown handle; ``EPERM`` the
+ * buffer is a UALink import (another accelerator's memory, which the CPU
+ * cannot reach).
+ */
+struct drm_amdgpu_ualink_vpod_gem_mmap {
+	/** @handle: in: the GEM handle */
+	__u32 handle;
+	/** @pad: must be zero */
+	__u32 pad;
+	/** @offset: out: the fake offset for mmap() */
+	__u64 offset;
+};
+
+/* &drm_amdgpu_ualink_vpod_gpu_access.flags */
+#define AMDGPU_UALINK_VPOD_ACCESS_WRITE	0x1	/* write, else read */
+
+/* the most bytes one access moves */
+#define AMDGPU_UALINK_VPOD_ACCESS_MAX	(64ULL << 20)
+
+/**
+ * struct drm_amdgpu_ualink_vpod_gpu_access - DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_ACCESS
+ *
+ * Reads or writes bytes of a buffer the way the accelerator's GPU would: a
+ * buffer in our device memory directly; an imported buffer through the
+ * fabric: its NPA is resolved to the exporting accelerator, whose NPA page
+ * tables are walked to its memory, through our emulated TLB, which keeps
+ * translations until the exporter shoots them down. Errors: ``EINVAL``
+ * unknown flags, size 0 or above %AMDGPU_UALINK_VPOD_ACCESS_MAX, a range
+ * outside the buffer; ``ENOENT`` unknown handle; ``EOPNOTSUPP`` a system
+ * memory buffer (the emulated GPU reaches device memory and the fabric
+ * only); ``ENODEV`` the memory behind an import is gone (revoked, or its
+ * exporter reset or went offline); ``EFAULT`` @data cannot be read or
+ * written.
+ */
+struct drm_amdgpu_ualink_vpod_gpu_access {
+	/** @handle: in: the GEM handle */
+	__u32 handle;
+	/** @flags: in: AMDGPU_UALINK_VPOD_ACCESS_WRITE or 0 */
+	__u32 flags;
+	/** @offset: in: first byte of the buffer */
+	__u64 offset;
+	/** @size: in: bytes */
+	__u64 size;
+	/** @data: in: user pointer to @size bytes */
+	__u64 data;
+};
+
+#if defined(__cplusplus)
+}
+#endif
+
+#endif /* __AMDGPU_UALINK_VPOD_H__ */

@@ -1,27 +1,31 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# `make run` inside the guest: load the UALink core and show what it offers.
-#   guest-demo.sh MODULE_DIR
-ualink=$1/drivers/gpu/drm/amd/amdgpu/ualink
+# `make run` inside the guest: load the emulated pod (4 accelerators) on the
+# UALink core and run the narrated tour of the uAPI.
+#   guest-demo.sh MODULE_DIR DEMO_PROGRAM
+mods=$1 demo=$2
+ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
 set -e
+
+load() {	# load MODULE.ko [PARAMETERS...], after what it depends on
+	for dep in $(modinfo -F depends "$1" | tr , ' '); do
+		[ -d "/sys/module/$dep" ] && continue
+		load "$(find "$mods" -name "$dep.ko" | head -n 1)"
+	done
+	insmod "$@"
+}
+
 echo
-echo "=== UALink core on $(uname -r), $(nproc) CPUs"
-echo "--- modinfo"
-modinfo "$ualink/amdgpu_ualink.ko" | grep -E '^(filename|description|license|vermagic)'
-ttm=$1/drivers/gpu/drm/ttm/ttm.ko
-if [ -f "$ttm" ]; then
-	echo "--- insmod ttm.ko (the core's NPA pool is a TTM placement)"
-	insmod "$ttm"
-fi
-echo "--- insmod amdgpu_ualink.ko"
-insmod "$ualink/amdgpu_ualink.ko"
-grep amdgpu_ualink /proc/modules
-echo "--- NPA layout (/sys/kernel/debug/amdgpu_ualink/npa_layout)"
-cat /sys/kernel/debug/amdgpu_ualink/npa_layout
-echo "--- what the core exports to amdgpu and the vpod"
-nm "$ualink/amdgpu_ualink.ko" | awk '$3 ~ /^__ksymtab_/ { sub("__ksymtab_", "", $3); print "   " $3 }' | sort
-echo "--- rmmod amdgpu_ualink"
+echo "=== UALink on $(uname -r), $(nproc) CPUs: the emulated pod"
+echo "--- insmod amdgpu_ualink_vpod.ko nodes=4 (loads the core, TTM, ...)"
+load "$ualink/amdgpu_ualink_vpod.ko" nodes=4
+echo "--- /sys/kernel/debug/amdgpu_ualink_vpod/nodes (id, virtual pod, state, render node)"
+cat /sys/kernel/debug/amdgpu_ualink_vpod/nodes
+"$demo"
+echo "--- mailbox of accelerator 0 after the tour (/sys/kernel/debug/amdgpu_ualink_vpod/node0/state)"
+sed -n '/^node /,$p' /sys/kernel/debug/amdgpu_ualink_vpod/node0/state | head -n 20
+echo "--- rmmod amdgpu_ualink_vpod amdgpu_ualink"
+rmmod amdgpu_ualink_vpod
 rmmod amdgpu_ualink
-[ ! -f "$ttm" ] || rmmod ttm
 echo "=== done"

@@ -13,13 +13,14 @@ status=0
 
 # insmod resolves no dependencies and the guest has no modules.dep (it runs
 # the host's root): load a module after the modules it depends on.
+#   load MODULE.ko [PARAMETERS...]
 load() {
 	local dep
 	for dep in $(modinfo -F depends "$1" | tr , ' '); do
 		[ -d "/sys/module/$dep" ] && continue
 		load "$(find "$mods" -name "$dep.ko" | head -n 1)" || return 1
 	done
-	insmod "$1"
+	insmod "$@"
 }
 
 echo "guest: loading the UALink core and its KUnit tests"
@@ -32,6 +33,12 @@ load "$ualink/tests/amdgpu_ualink_test.ko" || status=1
 rmmod amdgpu_ualink_test || status=1
 rmmod amdgpu_ualink || status=1
 
+# The emulated pod for the IGT suite: 4 DRM accelerators and 60 fabric-only
+# ones (a whole pod of 1,024 exhausts lockdep's chains in this debug guest;
+# the benchmark guest has no lockdep and runs the full pod).
+echo "guest: loading the emulated pod"
+load "$ualink/amdgpu_ualink_vpod.ko" nodes=4 fabric_nodes=60 || status=1
+
 for t in "$igt"/*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
@@ -41,4 +48,8 @@ for t in "$igt"/*; do
 	cat "igt-$name.log"
 	echo "$rc" > "igt-$name.rc"
 done
+
+echo "guest: unloading the emulated pod"
+rmmod amdgpu_ualink_vpod || status=1
+rmmod amdgpu_ualink || status=1
 exit $status

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <getopt.h>
+#include <inttypes.h>
 
 #ifndef IGT_LOG_DOMAIN
 #define IGT_LOG_DOMAIN (NULL)
@@ -56,6 +57,7 @@ bool __igt_run_subtest(const char *subtest_name, const char *file,
 void igt_success(void);
 igt_noreturn void igt_exit(void);
 igt_noreturn void igt_fail(int exitcode);
+igt_noreturn void igt_skip(const char *f, ...) igt_printf_fmt(1, 2);
 bool __igt_fixture(void);
 void __igt_fixture_complete(void);
 void igt_describe_f(const char *fmt, ...) igt_printf_fmt(1, 2);
@@ -68,6 +70,18 @@ igt_noreturn void __igt_skip_check(const char *file, const int line,
 				   const char *format, ...) igt_printf_fmt(5, 6);
 void igt_log(const char *domain, enum igt_log_level level,
 	     const char *format, ...) igt_printf_fmt(3, 4);
+void __igt_subtest_group_save(int *save, int *desc);
+void __igt_subtest_group_restore(int save, int desc);
+bool __igt_fork(void);
+int __igt_waitchildren(void);
+void igt_waitchildren(void);
+void igt_waitchildren_timeout(int seconds, const char *reason);
+void igt_set_timeout(unsigned int seconds, const char *op);
+void igt_reset_timeout(void);
+typedef void (*igt_exit_handler_t)(int sig);
+void igt_install_exit_handler(igt_exit_handler_t fn);
+bool igt_only_list_subtests(void);
+const char *igt_subtest_name(void);
 
 #define igt_unique_cat(a, b) a ## b
 #define igt_unique_(a, b) igt_unique_cat(a, b)
@@ -95,6 +109,35 @@ void igt_log(const char *domain, enum igt_log_level level,
 	       sigsetjmp(igt_subtest_jmpbuf, 1) == 0; \
 	       igt_success())
 
+#define __igt_subtest_f(tmp, format...) \
+	for (char tmp [256]; \
+	     snprintf(tmp, sizeof(tmp), format), \
+	     __igt_run_subtest(tmp, __FILE__, __LINE__) && \
+	     sigsetjmp(igt_subtest_jmpbuf, 1) == 0; \
+	     igt_success())
+
+#define igt_subtest_f(f...) __igt_subtest_f(igt_unique(__tmpchar), f)
+
+#define igt_subtest_group \
+	for (int igt_unique(__tmpint) = 0, \
+		 igt_unique(__save) = 0, \
+		 igt_unique(__desc) = 0; \
+	     igt_unique(__tmpint) < 1 && \
+	     (__igt_subtest_group_save(&igt_unique(__save), \
+				       &igt_unique(__desc)), true); \
+	     igt_unique(__tmpint)++, \
+	     __igt_subtest_group_restore(igt_unique(__save), \
+					 igt_unique(__desc)))
+
+/*
+ * igt_fork(child, n): runs the body in n children, child = 0..n-1; each
+ * child exits 0 after the body. Collect them with igt_waitchildren(), which
+ * fails the subtest when a child failed.
+ */
+#define igt_fork(child, num_children) \
+	for (int child = 0; child < (num_children); child++) \
+		for (; __igt_fork(); exit(0))
+
 #define IGT_TEST_DESCRIPTION(str) const char *__igt_test_description = str
 
 #define igt_describe(dsc) igt_describe_f("%s", dsc)
@@ -102,6 +145,7 @@ void igt_log(const char *domain, enum igt_log_level level,
 #define igt_debug(f...) igt_log(IGT_LOG_DOMAIN, IGT_LOG_DEBUG, f)
 #define igt_info(f...) igt_log(IGT_LOG_DOMAIN, IGT_LOG_INFO, f)
 #define igt_warn(f...) igt_log(IGT_LOG_DOMAIN, IGT_LOG_WARN, f)
+#define igt_critical(f...) igt_log(IGT_LOG_DOMAIN, IGT_LOG_CRITICAL, f)
 
 #define igt_assert(expr) \
 	do { \
@@ -137,10 +181,34 @@ void igt_log(const char *domain, enum igt_log_level level,
 					  __n1, __n2); \
 	} while (0)
 
+#define igt_assert_cmpu64(n1, cmp, ncmp, n2) \
+	do { \
+		uint64_t __n1 = (n1), __n2 = (n2); \
+		if (!(__n1 cmp __n2)) \
+			__igt_fail_assert(IGT_LOG_DOMAIN, __FILE__, __LINE__, \
+					  __func__, #n1 " " #cmp " " #n2, \
+					  "error: %#" PRIx64 " " #ncmp \
+					  " %#" PRIx64 "\n", __n1, __n2); \
+	} while (0)
+
 #define igt_assert_eq(n1, n2) igt_assert_cmpint(n1, ==, !=, n2)
 #define igt_assert_neq(n1, n2) igt_assert_cmpint(n1, !=, ==, n2)
 #define igt_assert_eq_u32(n1, n2) igt_assert_cmpuint(n1, ==, !=, n2)
+#define igt_assert_neq_u32(n1, n2) igt_assert_cmpuint(n1, !=, ==, n2)
+#define igt_assert_eq_u64(n1, n2) igt_assert_cmpu64(n1, ==, !=, n2)
+#define igt_assert_neq_u64(n1, n2) igt_assert_cmpu64(n1, !=, ==, n2)
 #define igt_assert_lte(n1, n2) igt_assert_cmpint(n1, <=, >, n2)
+#define igt_assert_lt(n1, n2) igt_assert_cmpint(n1, <, >=, n2)
+#define igt_assert_lte_u64(n1, n2) igt_assert_cmpu64(n1, <=, >, n2)
+#define igt_assert_lt_u64(n1, n2) igt_assert_cmpu64(n1, <, >=, n2)
+
+#define igt_assert_fd(fd) \
+	igt_assert_f((fd) >= 0, "file descriptor " #fd " failed\n")
+
+#define igt_fail_on(expr) igt_assert(!(expr))
+#define igt_fail_on_f(expr, f...) igt_assert_f(!(expr), f)
+#define igt_skip_on(expr) igt_require(!(expr))
+#define igt_skip_on_f(expr, f...) igt_require_f(!(expr), f)
 
 #define igt_require(expr) \
 	do { \

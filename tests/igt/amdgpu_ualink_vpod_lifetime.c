@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * Lifetime of UALink exports and imports on the emulated pod: revocation
+ * when the exporter closes its buffer, release when the importer closes
+ * its import, and the clean-up when a node resets or goes offline.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "igt.h"
+#include "vpod_lib.h"
+
+IGT_TEST_DESCRIPTION("Revocation, release, reset and offline on the emulated UALink pod.");
+
+#define SIZE		(256 * 1024ull)
+
+/*
+ * What an import on a node whose exporter is offline fails with. The
+ * brief says ENOLINK; the core's amdgpu_ualink_import_start() answers
+ * EACCES for "not an active member of our virtual pod" if the driver's
+ * member() callback counts an offline node out.
+ */
+#define OFFLINE_IMPORT_ERRNO	ENOLINK
+
+static void expect_import_error(int fd, struct drm_amdgpu_ualink_handle h,
+				int err)
+{
+	int dmabuf = -1, ret;
+
+	ret = ualink_import(fd, h, AMDGPU_UALINK_IMPORT_CLOEXEC, &dmabuf);
+	if (!ret)
+		vpod_track_fd(dmabuf);
+	igt_assert_f(ret == -err, "import: %s, expected %s\n",
+		     ret ? strerror(-ret) : "success", strerror(err));
+}
+
+static void expect_state(int fd, uint32_t state)
+{
+	struct drm_amdgpu_ualink_info info;
+
+	igt_assert_eq(ualink_info(fd, &info), 0);
+	igt_assert_eq_u32(info.state, state);
+}
+
+/* the exporter holds nothing for anyone any more */
+static void wait_exporter_clean(unsigned int id, unsigned int timeout_ms)
+{
+	wait_count(id, C_GRANTS, 0, timeout_ms);
+	wait_count(id, C_PINS, 0, timeout_ms);
+}
+
+static void test_exporter_close_revokes(void)
+{
+	static const unsigned int importers[] = { 0, 2, 3 };
+	int fd1 = vpod_open(1), fd[3];
+	struct drm_amdgpu_ualink_handle h;
+	uint32_t exp, imp[3], word = 0x12345678;
+	unsigned int i;
+
+	exp = exported_buffer(fd1, SIZE, 71, &h);
+	for (i = 0; i < 3; i++) {
+		fd[i] = vpod_open(importers[i]);
+		imp[i] = import_gem(fd[i], h, NULL);
+		gpu_expect(fd[i], imp[i], 0, SIZE, 71);
+	}
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 3);
+
+	/* the last GEM handle of the exporter goes: every importer loses it */
+	gem_close(fd1, exp);
+	for (i = 0; i < 3; i++) {
+		wait_access_error(fd[i], imp[i], ENODEV, VPOD_ASYNC_MS);
+		igt_assert_eq(gpu_access(fd[i], imp[i],
+					 AMDGPU_UALINK_VPOD_ACCESS_WRITE, 0,
+					 &word, 4), -ENODEV);
+	}
+	expect_import_error(fd[0], h, ENOENT);
+	wait_exporter_clean(1, VPOD_ASYNC_MS);
+	wait_count(1, C_EXPORTS, 0, VPOD_ASYNC_MS);
+
+	/* the importers' dead buffers close cleanly */
+	for (i = 0; i < 3; i++)
+		gem_close(fd[i], imp[i]);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+static void test_importer_close_releases(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd0b, d;
+	struct drm_amdgpu_ualink_handle h;
+	uint32_t exp, imp;
+
+	exp = exported_buffer(fd1, SIZE, 72, &h);
+	imp = import_gem(fd0, h, &d);
+	gpu_expect(fd0, imp, 0, SIZE, 72);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 1);
+	igt_assert_lte(1, count_of(1, C_PINS));
+	igt_assert_eq_u64(count_of(0, C_IMPORTS), 1);
+
+	/* the GEM handle alone keeps the import */
+	vpod_close(d);
+	gpu_expect(fd0, imp, 0, 4096, 72);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 1);
+
+	gem_close(fd0, imp);
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+	wait_exporter_clean(1, VPOD_ASYNC_MS);
+	wait_count(1, C_NPA_BYTES, 0, VPOD_ASYNC_MS);
+	wait_count(1, C_PT_TABLES, 0, VPOD_ASYNC_MS);
+	wait_count(0, C_TLB_ENTRIES, 0, VPOD_ASYNC_MS);
+	wait_count(0, C_NPA_BYTES, 0, VPOD_ASYNC_MS);
+	/* the export itself stays, untouched */
+	igt_assert_eq_u64(count_of(1, C_EXPORTS), 1);
+	gpu_expect(fd1, exp, 0, SIZE, 72);
+
+	/* closing the importer's file releases too */
+	fd0b = vpod_open(0);
+	imp = import_gem(fd0b, h, &d);
+	gpu_expect(fd0b, imp, 0, SIZE, 72);
+	vpod_close(d);
+	vpod_close(fd0b);
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+	wait_exporter_clean(1, VPOD_ASYNC_MS);
+
+	/* and the handle imports again */
+	imp = import_gem(fd0, h, NULL);
+	gpu_expect(fd0, imp, 0, SIZE, 72);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+static void test_importer_reset(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), d;
+	struct drm_amdgpu_ualink_handle h;
+	uint32_t imp, word;
+
+	exported_buffer(fd1, SIZE, 73, &h);
+	imp = import_gem(fd0, h, &d);
+	gpu_expect(fd0, imp, 0, SIZE, 73);
+
+	set_control(0, "reset");
+	wait_access_error(fd0, imp, ENODEV, VPOD_ASYNC_MS);
+	wait_state(0, "active", VPOD_ASYNC_MS);
+	expect_state(fd0, AMDGPU_UALINK_STATE_ACTIVE);
+	/* the exporter dropped what it held for the reset node */
+	wait_exporter_clean(1, VPOD_FAULT_ASYNC_MS);
+	igt_assert_eq_u64(count_of(1, C_EXPORTS), 1);
+
+	/* the dead import stays dead; a new import of the live handle works */
+	igt_assert_eq(gpu_access(fd0, imp, 0, 0, &word, 4), -ENODEV);
+	gpu_expect(fd0, import_gem(fd0, h, NULL), 0, SIZE, 73);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 1);
+
+	vpod_cleanup();
+	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
+}
+
+static void test_exporter_reset(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd2 = vpod_open(2);
+	struct drm_amdgpu_ualink_handle h, h2;
+	uint32_t exp, imp0, imp2;
+
+	exp = exported_buffer(fd1, SIZE, 74, &h);
+	imp0 = import_gem(fd0, h, NULL);
+	imp2 = import_gem(fd2, h, NULL);
+	gpu_expect(fd0, imp0, 0, SIZE, 74);
+	gpu_expect(fd2, imp2, 0, SIZE, 74);
+
+	set_control(1, "reset");
+	wait_access_error(fd0, imp0, ENODEV, VPOD_FAULT_ASYNC_MS);
+	wait_access_error(fd2, imp2, ENODEV, VPOD_FAULT_ASYNC_MS);
+	wait_state(1, "active", VPOD_ASYNC_MS);
+	expect_state(fd1, AMDGPU_UALINK_STATE_ACTIVE);
+	/* its grants are gone */
+	wait_exporter_clean(1, VPOD_FAULT_ASYNC_MS);
+
+	/* exports survive a reset: the old handle imports again */
+	imp0 = import_gem(fd0, h, NULL);
+	gpu_fill(fd0, imp0, 0, 4096, 78);
+	gpu_expect(fd1, exp, 0, 4096, 78);
+
+	/* and new exports work */
+	exported_buffer(fd1, SIZE, 75, &h2);
+	gpu_expect(fd0, import_gem(fd0, h2, NULL), 0, SIZE, 75);
+	gpu_expect(fd2, import_gem(fd2, h2, NULL), 0, SIZE, 75);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 3);
+
+	vpod_cleanup();
+	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
+}
+
+static void test_peer_offline(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), d, ret;
+	struct drm_amdgpu_ualink_handle h, h2, out;
+	uint32_t imp, later;
+
+	exported_buffer(fd1, SIZE, 76, &h);
+	later = vram_create(fd1, SIZE);
+	gpu_fill(fd1, later, 0, SIZE, 77);
+	imp = import_gem(fd0, h, NULL);
+	gpu_expect(fd0, imp, 0, SIZE, 76);
+
+	set_control(1, "offline");
+	wait_state(1, "offline", VPOD_ASYNC_MS);
+	expect_state(fd1, AMDGPU_UALINK_STATE_OFFLINE);
+	wait_access_error(fd0, imp, ENODEV, VPOD_FAULT_ASYNC_MS);
+
+	/* an offline node neither exports nor imports */
+	igt_assert_eq(ualink_export(fd1, later, &out), -EOPNOTSUPP);
+	d = -1;
+	ret = ualink_import(fd1, h, 0, &d);
+	if (!ret)
+		vpod_track_fd(d);
+	igt_assert_eq(ret, -EOPNOTSUPP);
+	/* and nobody imports from it */
+	expect_import_error(fd0, h, OFFLINE_IMPORT_ERRNO);
+
+	set_control(1, "online");
+	wait_state(1, "active", VPOD_ASYNC_MS);
+	expect_state(fd1, AMDGPU_UALINK_STATE_ACTIVE);
+	wait_exporter_clean(1, VPOD_FAULT_ASYNC_MS);
+
+	/* a new export imports; so does the old one, still exported */
+	h2 = export_ok(fd1, later);
+	gpu_expect(fd0, import_gem(fd0, h2, NULL), 0, SIZE, 77);
+	gpu_expect(fd0, import_gem(fd0, h, NULL), 0, SIZE, 76);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 2);
+
+	vpod_cleanup();
+	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
+}
+
+igt_main
+{
+	igt_fixture
+		vpod_init();
+
+	igt_describe("closing the exporter's last GEM handle revokes every import");
+	vpod_subtest("exporter-close-revokes")
+		test_exporter_close_revokes();
+
+	igt_describe("closing an import gives the exporter's grant and pin back");
+	vpod_subtest("importer-close-releases")
+		test_importer_close_releases();
+
+	igt_describe("an importer's reset kills its imports; the exporter cleans up");
+	vpod_subtest("importer-reset")
+		test_importer_reset();
+
+	igt_describe("an exporter's reset revokes its grants from every importer");
+	vpod_subtest("exporter-reset")
+		test_exporter_reset();
+
+	igt_describe("an offline exporter's imports die; online again, imports work");
+	vpod_subtest("peer-offline")
+		test_peer_offline();
+
+	igt_describe("nothing held on any node once everything is closed");
+	vpod_subtest("counts-zero")
+		wait_no_leaks(VPOD_ASYNC_MS);
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * Helpers of the IGT tests of the emulated UALink pod (vpod): finding its
+ * render nodes, the UALink and vpod ioctls (returning 0 or -errno), its
+ * debugfs files (counts, control, vpod, timeout, fault), polling with a
+ * deadline, and the clean-up every subtest relies on.
+ *
+ * Clean-up: every fd a test opens through these helpers is tracked, and
+ * every debugfs setting it changes is recorded. vpod_cleanup() closes those
+ * fds (which closes their GEM handles and imports) and restores the
+ * settings (faults cleared, timeout "5000 3", vpod 0, online). Subtests are
+ * written with vpod_subtest(), which calls it before the body (undoing
+ * what a failed subtest left behind) and after it; an exit handler calls
+ * it once more.
+ */
+#ifndef VPOD_LIB_H
+#define VPOD_LIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "igt.h"
+#include "amdgpu_ualink_vpod.h"
+
+#define VPOD_MAX_ACCELS		AMDGPU_UALINK_MAX_ACCELERATORS
+#define VPOD_MIN_DRM_NODES	4
+#define VPOD_DEBUGFS		"/sys/kernel/debug/amdgpu_ualink_vpod"
+
+/* mailbox message types, for the fault rules' types= mask */
+#define MSG_HELLO		1
+#define MSG_HELLO_ACK		2
+#define MSG_NPA_REQ		3
+#define MSG_NPA_RSP		4
+#define MSG_NPA_FAIL		5
+#define MSG_NPA_REVOKE		6
+#define MSG_NPA_RELEASE		7
+#define MSG_BIT(t)		(1u << (t))
+#define MSG_ALL			0xfeu	/* BIT(1) .. BIT(7) */
+
+/* default mailbox timeout of a node, as written to its timeout file */
+#define VPOD_TIMEOUT_DEFAULT	"5000 3"
+
+/* how long asynchronous effects (revocation, releases, clean-up) may take */
+#define VPOD_ASYNC_MS		5000
+#define VPOD_FAULT_ASYNC_MS	10000
+
+/* the gauges of node<ID>/counts, in this order */
+enum vpod_count {
+	C_EXPORTS,
+	C_GRANTS,
+	C_PINS,
+	C_IMPORTS,
+	C_NPA_BYTES,
+	C_PT_TABLES,
+	C_TLB_ENTRIES,
+	C_NUM,
+};
+
+struct vpod_counts {
+	uint64_t v[C_NUM];
+};
+
+extern const char *const vpod_count_names[C_NUM];
+
+/* one line of the debugfs file nodes */
+struct vpod_accel {
+	unsigned int id;
+	unsigned int vpod;
+	char state[16];		/* active, resetting, offline */
+	char drm[32];		/* renderD<minor>, or "-" for fabric-only */
+};
+
+/* one line of the debugfs file handles: a fabric-only node's heap */
+struct vpod_fabric_heap {
+	unsigned int id;
+	struct drm_amdgpu_ualink_handle handle;
+};
+
+#define VPOD_FABRIC_HEAP_SIZE	(64 * 1024)
+
+struct vpod {
+	/* DRM nodes: render node path by accelerator ID, 0 .. n_drm - 1 */
+	int n_drm;
+	char path[VPOD_MAX_ACCELS][32];
+	/* every accelerator, from <debugfs>/nodes at start */
+	int n_accel;
+	struct vpod_accel accel[VPOD_MAX_ACCELS];
+	/* the fabric-only nodes' heaps, from <debugfs>/handles */
+	int n_fabric;
+	struct vpod_fabric_heap fabric[VPOD_MAX_ACCELS];
+	/* counts at start; fabric-only nodes keep their heap's export */
+	struct vpod_counts baseline[VPOD_MAX_ACCELS];
+};
+
+extern struct vpod vpod;
+
+/*
+ * vpod_subtest(name) { body }: a subtest that starts from a clean state and
+ * cleans up after itself; a failed assert skips the trailing clean-up,
+ * which the next subtest's (or the exit handler's) then does.
+ */
+#define vpod_subtest(name) \
+	igt_subtest(name) \
+		for (int igt_unique(__vpod) = (vpod_cleanup(), 0); \
+		     igt_unique(__vpod) < 1; \
+		     igt_unique(__vpod)++, vpod_cleanup())
+
+/* set-up, in the first fixture: finds the nodes, skips when absent */
+void vpod_init(void);
+
+/* fds: tracked so that vpod_cleanup() closes them */
+int vpod_open(unsigned int accel_id);
+void vpod_track_fd(int fd);
+void vpod_close(int fd);
+void vpod_cleanup(void);
+
+/* time */
+uint64_t vpod_now_ms(void);
+void vpod_sleep_ms(unsigned int ms);
+
+/* DRM_IOCTL_AMDGPU_UALINK; each returns 0 or -errno */
+int ualink_ioctl(int fd, struct drm_amdgpu_ualink *args);
+int ualink_info(int fd, struct drm_amdgpu_ualink_info *info);
+int ualink_export(int fd, uint32_t gem, struct drm_amdgpu_ualink_handle *out);
+int ualink_import(int fd, struct drm_amdgpu_ualink_handle h, uint32_t flags,
+		  int *dmabuf);
+int ualink_import_batch(int fd, struct drm_amdgpu_ualink_batch_entry *e,
+			uint32_t count, uint32_t flags);
+
+/* asserting versions */
+struct drm_amdgpu_ualink_handle export_ok(int fd, uint32_t gem);
+/* import + tracked dma-buf fd */
+int import_ok(int fd, struct drm_amdgpu_ualink_handle h);
+/* import, then the PRIME GEM handle of the fd on the same file */
+uint32_t import_gem(int fd, struct drm_amdgpu_ualink_handle h, int *dmabuf);
+uint32_t prime_handle(int fd, int dmabuf);
+
+/* vpod GEM ioctls */
+int __bo_create(int fd, uint64_t size, uint32_t domain, uint32_t *handle);
+uint32_t bo_create(int fd, uint64_t size, uint32_t domain);
+uint32_t vram_create(int fd, uint64_t size);
+void gem_close(int fd, uint32_t handle);
+int __gem_mmap_offset(int fd, uint32_t handle, uint64_t *offset);
+int gpu_access(int fd, uint32_t handle, uint32_t flags, uint64_t offset,
+	       void *data, uint64_t size);
+void gpu_write(int fd, uint32_t handle, uint64_t offset, const void *data,
+	       uint64_t size);
+void gpu_read(int fd, uint32_t handle, uint64_t offset, void *data,
+	      uint64_t size);
+
+/* patterns: byte i of a buffer filled with @seed is pattern_byte(seed, i) */
+uint8_t pattern_byte(uint32_t seed, uint64_t i);
+void pattern_fill(void *buf, uint64_t size, uint32_t seed, uint64_t first);
+/* first index where @buf differs from the pattern, or -1 */
+int64_t pattern_check(const void *buf, uint64_t size, uint32_t seed,
+		      uint64_t first);
+/* write the pattern through GPU access, bytes offset .. offset + size */
+void gpu_fill(int fd, uint32_t h, uint64_t offset, uint64_t size,
+	      uint32_t seed);
+/* read through GPU access and assert the pattern */
+void gpu_expect(int fd, uint32_t h, uint64_t offset, uint64_t size,
+		uint32_t seed);
+/* read through GPU access and assert every 32-bit word is @value */
+void gpu_expect_u32(int fd, uint32_t h, uint64_t offset, uint64_t size,
+		    uint32_t value);
+/* poll a 4-byte read until it fails with @err (a positive errno) */
+void wait_access_error(int fd, uint32_t h, int err, unsigned int timeout_ms);
+
+/* a VRAM buffer of @size on @fd, filled with @seed, exported */
+uint32_t exported_buffer(int fd, uint64_t size, uint32_t seed,
+			 struct drm_amdgpu_ualink_handle *out);
+
+/* handles */
+uint32_t handle_accel(struct drm_amdgpu_ualink_handle h);
+bool handle_eq(struct drm_amdgpu_ualink_handle a,
+	       struct drm_amdgpu_ualink_handle b);
+uint64_t rand64(void);
+
+/* debugfs */
+int dbg_read(const char *rel, char *buf, size_t size);	/* bytes or -errno */
+int dbg_write(const char *rel, const char *text);	/* 0 or -errno */
+void node_write(unsigned int id, const char *file, const char *fmt, ...)
+	igt_printf_fmt(3, 4);
+void node_dump(unsigned int id);
+void vpod_read_nodes(struct vpod_accel *accel, int *n);
+const struct vpod_accel *accel_find(const struct vpod_accel *a, int n,
+				    unsigned int id);
+void counts_read(unsigned int id, struct vpod_counts *c);
+uint64_t count_of(unsigned int id, enum vpod_count which);
+void wait_count(unsigned int id, enum vpod_count which, uint64_t value,
+		unsigned int timeout_ms);
+/* every node back to its baseline (0 for DRM nodes) within @timeout_ms */
+void wait_no_leaks(unsigned int timeout_ms);
+void wait_state(unsigned int id, const char *state, unsigned int timeout_ms);
+
+/* recorded settings, restored by vpod_cleanup() */
+void set_fault(unsigned int id, const char *rule);
+void clear_faults(void);
+void set_timeout(unsigned int id, unsigned int ms, unsigned int retries);
+void set_vpod(unsigned int id, unsigned int vpod_nr);
+void set_control(unsigned int id, const char *what);	/* reset/offline/online */
+
+#endif /* VPOD_LIB_H */

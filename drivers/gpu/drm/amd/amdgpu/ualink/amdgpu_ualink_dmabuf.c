@@ -150,6 +150,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_slot_fini);
 struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 					 int flags)
 {
+	const struct file_operations *fops = slot->obj->dev->driver->fops;
 	struct drm_gem_object *obj = slot->obj;
 	DEFINE_DMA_BUF_EXPORT_INFO(info);
 	struct dma_buf *dma_buf;
@@ -164,7 +165,7 @@ struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 		goto out;
 	info.exp_name = "amdgpu_ualink";
 	/* the driver owns the dma-buf: its callbacks run at release */
-	info.owner = obj->dev->driver->fops->owner;
+	info.owner = fops ? fops->owner : THIS_MODULE;
 	info.ops = &ualink_dmabuf_ops;
 	info.size = obj->size;
 	info.flags = flags;

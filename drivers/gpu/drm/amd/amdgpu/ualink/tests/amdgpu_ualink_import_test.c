@@ -245,6 +245,62 @@ static void import_exporter_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 }
 
+static bool no_grants_at_100(void *arg)
+{
+	return !tpod_grants(arg, 100);
+}
+
+/*
+ * A GPU reset of A (amdgpu_ualink_dev_reset()): A drops the grant it gave
+ * B and unpins at once, its own import from 100 dies at once, B's import
+ * of A dies and 100 drops its grant to A when they hear A's new
+ * generation; A's export stays and B imports it again.
+ */
+static void import_dev_reset(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 5);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K), *oc = tpod_obj(pod, 0, SZ_4K);
+	struct tobj *buf = tpod_obj(pod, 0, 0), *abuf = tpod_obj(pod, 0, 0);
+	struct amdgpu_ualink_import *imp, *aimp, *again;
+	u64 h[2], hc[2];
+
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, 100, oc, hc);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &imp), 0);
+	amdgpu_ualink_import_set_obj(imp, buf);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, A), hc, &aimp), 0);
+	amdgpu_ualink_import_set_obj(aimp, abuf);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, 100), 1);
+
+	amdgpu_ualink_dev_reset(tpod_dev(pod, A));
+	/* A's own side, before the call returns */
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_TRUE(test, abuf->dead);
+	KUNIT_EXPECT_EQ(test, aimp->state, AMDGPU_UALINK_IMPORT_DEAD);
+	/* the peers', once they hear of it */
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(b_revoked, pod, 10000));
+	KUNIT_EXPECT_TRUE(test, buf->dead);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_grants_at_100, pod, 10000));
+	KUNIT_EXPECT_EQ(test, oc->pins, 0);
+	/* the export survived */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &again), 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+
+	amdgpu_ualink_import_set_obj(imp, NULL);
+	amdgpu_ualink_import_set_obj(aimp, NULL);
+	amdgpu_ualink_import_put(imp);
+	amdgpu_ualink_import_put(aimp);
+	amdgpu_ualink_import_put(again);
+	flush_workqueue(tpod_dev(pod, A)->wq);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, 100), &oc->slot);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+}
+
 /*
  * Import, put, import at once: the new import waits for the release of the
  * old one, so the release cannot take the new grant away.
@@ -413,6 +469,7 @@ static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_errors),
 	KUNIT_CASE(import_batch),
 	KUNIT_CASE(import_exporter_reset),
+	KUNIT_CASE(import_dev_reset),
 	KUNIT_CASE(import_release_then_again),
 	KUNIT_CASE(import_revoke_overtakes_grant),
 	KUNIT_CASE_SLOW(import_batch_whole_pod),

@@ -2,8 +2,11 @@
 #
 # amdgpu UALink: an overlay on Debian's linux-source-6.12.
 #
-#   make run      boot a guest with the UALink core and show what it offers
+#   make run      boot a guest with a pod of four emulated accelerators and
+#                 run a narrated tour of the UALink uAPI
 #   make check    all three test tiers; ends with "N passed, N failed, N skipped"
+#   make bench    the uAPI's figures from a non-debug guest with 1,024
+#                 accelerators (not a test: prints figures)
 #
 # Both begin by installing whatever is missing (make deps) and preparing the
 # kernel tree (make tree). Everything built lives in UALINK_WORK
@@ -14,7 +17,7 @@ export UALINK_WORK
 TREE := $(UALINK_WORK)/linux
 T := tooling
 
-.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt format-patch help
+.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt bench format-patch help
 
 # Everything that touches UALINK_WORK runs under one lock: two runs at once
 # (CI and a developer, say) would rewrite each other's tree and results.
@@ -53,6 +56,10 @@ vm-test: deps
 
 igt: deps
 	@$(MAKE) -s -C tests/igt OUT=$(UALINK_WORK)/out/igt
+
+# Figures, not tests: the benchmark guest (not part of check).
+bench: deps
+	@$(LOCKED) '$(PREP) && $(T)/bench.sh'
 
 # The upstream series: patches/, then our files, from the prepared tree.
 format-patch: deps

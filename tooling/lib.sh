@@ -44,28 +44,32 @@ kmake() {
 		-j"$JOBS" "$@"
 }
 
-# kconfigure OUTDIR FRAGMENT: tinyconfig with FRAGMENT on top, written to
-# OUTDIR/.config only when it changed (so unchanged builds stay warm); fails
-# when a line of FRAGMENT did not survive Kconfig's dependency resolution.
+# kconfigure OUTDIR FRAGMENT...: tinyconfig with the FRAGMENTs on top, written
+# to OUTDIR/.config only when it changed (so unchanged builds stay warm);
+# fails when a line of a FRAGMENT did not survive Kconfig's dependency
+# resolution.
 kconfigure() {
-	local o=$1 frag=$2 want=$1/.config.want line sym val
+	local o=$1 want=$1/.config.want line sym val frag
+	shift
 	mkdir -p "$o"
 	cat "$TREE/kernel/configs/tiny.config" \
-	    "$TREE/arch/x86/configs/tiny.config" "$frag" > "$o/.config.frag"
+	    "$TREE/arch/x86/configs/tiny.config" "$@" > "$o/.config.frag"
 	kmake "$o" -s KCONFIG_CONFIG=.config.want \
 		KCONFIG_ALLCONFIG="$o/.config.frag" allnoconfig > "$o/.config.log" 2>&1 ||
 		{ cat "$o/.config.log" >&2; return 1; }
-	while read -r line; do
-		case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-		sym=${line%%=*} val=${line#*=}
-		if [ "$val" = n ]; then
-			grep -qE "^$sym=" "$want" || continue
-		else
-			grep -qxF "$line" "$want" && continue
-		fi
-		echo "kconfig: $line from $(basename "$frag") did not take (unmet dependency?)" >&2
-		return 1
-	done < "$frag"
+	for frag in "$@"; do
+		while read -r line; do
+			case "$line" in CONFIG_*=*) ;; *) continue ;; esac
+			sym=${line%%=*} val=${line#*=}
+			if [ "$val" = n ]; then
+				grep -qE "^$sym=" "$want" || continue
+			else
+				grep -qxF "$line" "$want" && continue
+			fi
+			echo "kconfig: $line from $(basename "$frag") did not take (unmet dependency?)" >&2
+			return 1
+		done < "$frag"
+	done
 	cmp -s "$want" "$o/.config" || cp "$want" "$o/.config"
 }
 

@@ -15,7 +15,7 @@ cc -O2 -Wall -Wextra -Werror -I"$REPO/include/uapi/drm" \
 	$(pkg-config --cflags libdrm) -o "$OUT/bench/ualink_bench" \
 	"$REPO/tests/bench/ualink_bench.c" $(pkg-config --libs libdrm) || exit 1
 echo "bench: booting the benchmark guest (TCG, 2 vCPUs)"
-VM_APPEND="clocksource=tsc tsc=reliable" \
+VM_APPEND="clocksource=tsc tsc=reliable" VM_KMEMLEAK=0 \
 "$REPO/tooling/vm-run.sh" "$OUT/vm-bench/arch/x86/boot/bzImage" "$OUT/bench/run" \
 	"sh $REPO/tooling/guest-bench.sh $OUT/vm-bench $OUT/bench/ualink_bench" \
 	> "$OUT/bench/console" 2>&1

@@ -59,16 +59,20 @@ static struct figure stats(const char *name, uint64_t *ns, int n)
 	return f;
 }
 
-static int open_driver(const char *name, int nth)
+/* The @nth render node (or primary node, @card) of driver @name. */
+static int open_node(const char *name, int nth, int card)
 {
 	int i, seen = 0;
 
-	for (i = 128; i < 192; i++) {
+	for (i = 0; i < 64; i++) {
 		char path[32];
 		drmVersionPtr v;
 		int fd;
 
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
+		if (card)
+			snprintf(path, sizeof(path), "/dev/dri/card%d", i);
+		else
+			snprintf(path, sizeof(path), "/dev/dri/renderD%d", 128 + i);
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			continue;
@@ -86,6 +90,11 @@ static int open_driver(const char *name, int nth)
 	return -1;
 }
 
+static int open_driver(const char *name, int nth)
+{
+	return open_node(name, nth, 0);
+}
+
 static void ioc(int fd, unsigned long req, void *arg, const char *what)
 {
 	if (drmIoctl(fd, req, arg))
@@ -99,10 +108,13 @@ static void gem_close(int fd, uint32_t h)
 	ioc(fd, DRM_IOCTL_GEM_CLOSE, &c, "GEM close");
 }
 
-/* PRIME handle -> fd -> handle on vgem, between two files of the device. */
+/*
+ * PRIME handle -> fd -> handle on vgem, between two files of the device
+ * (its primary node: dumb buffers are not created on render nodes).
+ */
 static struct figure prime_anchor(void)
 {
-	int a = open_driver("vgem", 0), b = open_driver("vgem", 0);
+	int a = open_node("vgem", 0, 1), b = open_node("vgem", 0, 1);
 	static uint64_t ns[N];
 	int i;
 	for (i = 0; i < N; i++) {

@@ -84,6 +84,25 @@ static int ualink_cpu_access(struct dma_buf *dma_buf,
 	return -EPERM;
 }
 
+/*
+ * A reference to @dma_buf if its file is still live. The slot's lock keeps
+ * @dma_buf itself from being freed, but not its file: once the file's
+ * count reached zero the file may be freed and its memory reused for
+ * another file (files are SLAB_TYPESAFE_BY_RCU) before our release runs,
+ * so the file we got must still be this dma-buf's.
+ */
+static bool dmabuf_get_live(struct dma_buf *dma_buf)
+{
+	struct file *file = get_file_active(&dma_buf->file);
+
+	if (!file)
+		return false;
+	if (file->private_data == dma_buf)
+		return true;
+	fput(file);
+	return false;
+}
+
 /* The dma-buf goes: forget it, then drop what it held. */
 static void ualink_release(struct dma_buf *dma_buf)
 {
@@ -161,7 +180,7 @@ struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 	 * (its release waits for @lock to forget it): make another.
 	 */
 	dma_buf = slot->dma_buf;
-	if (dma_buf && get_file_active(&dma_buf->file))
+	if (dma_buf && dmabuf_get_live(dma_buf))
 		goto out;
 	info.exp_name = "amdgpu_ualink";
 	/* the driver owns the dma-buf: its callbacks run at release */
@@ -223,7 +242,7 @@ void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot)
 	dma_resv_assert_held(slot->obj->resv);
 	mutex_lock(&slot->lock);
 	dma_buf = slot->dma_buf;
-	if (dma_buf && !get_file_active(&dma_buf->file))
+	if (dma_buf && !dmabuf_get_live(dma_buf))
 		dma_buf = NULL;
 	mutex_unlock(&slot->lock);
 	if (!dma_buf)

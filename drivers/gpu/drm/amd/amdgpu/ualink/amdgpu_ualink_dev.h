@@ -186,6 +186,7 @@ void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
 
 int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 				u64 size, void **slot, u64 handle[2]);
+void *amdgpu_ualink_export_detach(struct amdgpu_ualink_dev *dev, void **slot);
 void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot);
 void *amdgpu_ualink_export_lookup(struct amdgpu_ualink_dev *dev,
 				  const u64 handle[2]);

@@ -438,6 +438,33 @@ void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 }
 
 /**
+ * amdgpu_ualink_export_detach - take an export out of its buffer's slot
+ * @dev: the exporting device
+ * @slot: the driver's place for the export in the buffer; emptied
+ *
+ * For a driver that decides under a lock of its own that the export ends
+ * (&drm_device.object_name_lock, say, where it sees the buffer's handle
+ * count at zero) but must not wait for the importers there: from here on
+ * an export of the buffer makes a new handle, and the caller ends the old
+ * one with amdgpu_ualink_export_destroy() on the returned pointer's
+ * address, without the lock.
+ *
+ * Context: takes &amdgpu_ualink_dev.lock.
+ * Returns: the export, or NULL when the buffer had none.
+ */
+void *amdgpu_ualink_export_detach(struct amdgpu_ualink_dev *dev, void **slot)
+{
+	void *exp;
+
+	mutex_lock(&dev->lock);
+	exp = *slot;
+	*slot = NULL;
+	mutex_unlock(&dev->lock);
+	return exp;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_detach);
+
+/**
  * amdgpu_ualink_export_destroy - end an export
  * @dev: the exporting device
  * @slot: the driver's place for the export in the buffer; emptied

@@ -84,6 +84,37 @@ static void export_handles(struct kunit *test)
 							  &objs[0].slot, again), -EINVAL);
 }
 
+/*
+ * Detaching: the buffer's next export is a new one with a new handle, the
+ * old one lives until destroyed through the detached pointer.
+ */
+static void export_detach(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct amdgpu_ualink_dev *dev = tpod_dev(pod, A);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	u64 h[2], again[2];
+	void *old;
+
+	tpod_export(pod, A, o, h);
+	old = amdgpu_ualink_export_detach(dev, &o->slot);
+	KUNIT_EXPECT_NOT_NULL(test, old);
+	KUNIT_EXPECT_NULL(test, o->slot);
+	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(dev, h), o);
+	tpod_export(pod, A, o, again);
+	KUNIT_EXPECT_FALSE(test, again[0] == h[0] && again[1] == h[1]);
+	KUNIT_EXPECT_EQ(test, dev->num_exports, 2);
+
+	amdgpu_ualink_export_destroy(dev, &old);
+	KUNIT_EXPECT_NULL(test, old);
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_lookup(dev, h));
+	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_export_lookup(dev, again), o);
+	amdgpu_ualink_export_destroy(dev, &o->slot);
+	KUNIT_EXPECT_EQ(test, dev->num_exports, 0);
+	/* nothing to detach */
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_export_detach(dev, &o->slot));
+}
+
 struct racer {
 	struct tpod *pod;
 	struct tobj *obj;
@@ -392,6 +423,7 @@ static void export_memory(struct kunit *test)
 
 static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_handles),
+	KUNIT_CASE(export_detach),
 	KUNIT_CASE(export_concurrent),
 	KUNIT_CASE(export_grant_and_release),
 	KUNIT_CASE(export_refusals),

@@ -1034,6 +1034,32 @@ static void test_gem_create_invalid_args(void)
 	igt_assert_eq(gpu_access(fd, gem, 0, 4096, &byte, 1), -EINVAL);
 }
 
+/* Device memory runs out: ENOSPC, and what was made stays usable. */
+static void test_gem_create_full(void)
+{
+	const uint64_t chunk = 1 << 20;
+	int fd = vpod_open(0), n, ret = 0;
+	uint32_t gem[1100];
+	uint8_t byte = 0x5a;
+
+	for (n = 0; n < 1100; n++) {
+		ret = __bo_create(fd, chunk, AMDGPU_UALINK_VPOD_DOMAIN_VRAM, &gem[n]);
+		if (ret)
+			break;
+	}
+	igt_info("%d buffers of 1 MiB in %llu MiB of device memory\n", n,
+		 (unsigned long long)(vram_bytes() >> 20));
+	igt_assert_eq(ret, -ENOSPC);
+	igt_assert_lte(1, n);
+	igt_assert_lte(n, (int)(vram_bytes() / chunk));
+	igt_assert_eq(gpu_access(fd, gem[n - 1], 1, chunk - 1, &byte, 1), 0);
+	/* system memory is another matter */
+	igt_assert_eq(__bo_create(fd, chunk, AMDGPU_UALINK_VPOD_DOMAIN_SYSTEM, &gem[n]), 0);
+	gem_close(fd, gem[n]);
+	while (n--)
+		gem_close(fd, gem[n]);
+}
+
 static void test_gem_mmap_invalid_args(void)
 {
 	struct drm_amdgpu_ualink_vpod_gem_mmap arg;
@@ -1219,6 +1245,10 @@ igt_main
 	igt_describe("GEM create rejects malformed arguments");
 	vpod_subtest("gem-create-invalid-args")
 		test_gem_create_invalid_args();
+
+	igt_describe("GEM create in full device memory fails with ENOSPC");
+	vpod_subtest("gem-create-full")
+		test_gem_create_full();
 
 	igt_describe("GEM mmap offset rejects malformed arguments");
 	vpod_subtest("gem-mmap-invalid-args")

@@ -45,7 +45,8 @@ extern "C" {
  * emulated memory, a fixed amount of kernel memory per accelerator; its
  * buffers never move. Errors: ``EINVAL`` size 0 or above the device
  * memory, an unknown domain, @handle not zero; ``ENOSPC`` the device memory
- * is full; ``ENOMEM``.
+ * is full (also when kernel memory ran out while placing the buffer: TTM
+ * does not tell the two apart); ``ENOMEM``.
  */
 struct drm_amdgpu_ualink_vpod_gem_create {
 	/** @size: in: bytes, rounded up to 4 KiB */
@@ -92,7 +93,8 @@ struct drm_amdgpu_ualink_vpod_gem_mmap {
  * memory buffer (the emulated GPU reaches device memory and the fabric
  * only); ``ENODEV`` the memory behind an import is gone (revoked, or its
  * exporter reset or went offline); ``EFAULT`` @data cannot be read or
- * written.
+ * written; ``EINTR`` a signal came while waiting for the buffer. A failed
+ * write may have written a part of the range.
  */
 struct drm_amdgpu_ualink_vpod_gpu_access {
 	/** @handle: in: the GEM handle */

@@ -38,7 +38,9 @@
  * - VRAM buffers (DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_CREATE): exportable,
  *   CPU-mappable; they never move (TTM never evicts them: the pod has no
  *   second place for device memory), so an export pins nothing that could
- *   have moved, and creating one in full memory fails with -ENOSPC;
+ *   have moved, and creating one in full memory fails with -ENOSPC (TTM
+ *   says -ENOMEM; kernel memory running out while placing a buffer is
+ *   reported as -ENOSPC too);
  * - system buffers: TTM pages, CPU-mappable, refused for export (-EPERM);
  * - imports: kernel buffer objects (no mmap offset exists) in the NPA pool,
  *   each holding its &struct amdgpu_ualink_import. Their revocation is the
@@ -173,7 +175,12 @@ static int vpod_io_mem_reserve(struct ttm_device *bdev, struct ttm_resource *res
 	case TTM_PL_SYSTEM:
 		return 0;
 	case TTM_PL_VRAM:
+		/*
+		 * Kernel memory standing for VRAM: TTM's kmap and copy paths
+		 * use @addr; faults go through vpod_io_mem_pfn().
+		 */
 		res->bus.offset = (u64)res->start << PAGE_SHIFT;
+		res->bus.addr = to_vdev(bdev)->node->vram + res->bus.offset;
 		res->bus.is_iomem = true;
 		res->bus.caching = ttm_cached;
 		return 0;
@@ -242,12 +249,21 @@ static void vpod_gem_free(struct drm_gem_object *obj)
 	ttm_bo_put(&bo->tbo);
 }
 
+/*
+ * The handle count reached zero. A handle made since (PRIME import of a
+ * dma-buf still around) keeps the export: it is decided under the lock
+ * that handle creation takes, and the wait for importers comes after.
+ */
 static void vpod_gem_handles_gone(struct drm_gem_object *obj)
 {
-	struct vpod_bo *bo = to_bo(obj);
+	struct amdgpu_ualink_dev *udev = &bo_vdev(to_bo(obj))->node->udev;
+	void *exp = NULL;
 
-	if (bo->export)
-		amdgpu_ualink_export_destroy(&bo_vdev(bo)->node->udev, &bo->export);
+	mutex_lock(&obj->dev->object_name_lock);
+	if (!obj->handle_count)
+		exp = amdgpu_ualink_export_detach(udev, &to_bo(obj)->export);
+	mutex_unlock(&obj->dev->object_name_lock);
+	amdgpu_ualink_export_destroy(udev, &exp);
 }
 
 static struct dma_buf *vpod_gem_export(struct drm_gem_object *obj, int flags)
@@ -552,6 +568,12 @@ static int vpod_gem_create_ioctl(struct drm_device *drm, void *data,
 		return -EINVAL;
 	size = PAGE_ALIGN(args->size);
 	bo = vpod_bo_create(vdev, size, args->domain, NULL);
+	/*
+	 * TTM reports a full memory type as -ENOMEM ("for backward
+	 * compatibility", ttm_bo_validate()): VRAM is what ran out.
+	 */
+	if (bo == ERR_PTR(-ENOMEM) && args->domain == AMDGPU_UALINK_VPOD_DOMAIN_VRAM)
+		return -ENOSPC;
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
 	ret = drm_gem_handle_create(file, &bo->tbo.base, &args->handle);
@@ -600,7 +622,8 @@ static int vpod_access(struct vpod_bo *bo, u64 offset, void *buf, size_t size,
 	ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
 	if (ret)
 		return ret;
-	npa = amdgpu_ualink_npa_res_npa(bo->tbo.resource);
+	/* revoked, even if its move to the dead resource failed */
+	npa = bo->revoked ? 0 : amdgpu_ualink_npa_res_npa(bo->tbo.resource);
 	ret = npa ? amdgpu_ualink_vpod_fabric_access(node, npa + offset, buf,
 						     size, write) : -ENODEV;
 	dma_resv_unlock(bo->tbo.base.resv);
@@ -766,6 +789,8 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	struct platform_device *pdev = vdev->pdev;
 
 	drm_dev_unregister(&vdev->drm);
+	/* buffers whose destruction TTM delayed go first */
+	flush_workqueue(vdev->bdev.wq);
 	WARN_ON(amdgpu_ualink_npa_pool_fini(&vdev->pool, &vdev->bdev, VPOD_PL_NPA));
 	ttm_range_man_fini(&vdev->bdev, TTM_PL_VRAM);
 	ttm_device_fini(&vdev->bdev);

@@ -32,10 +32,10 @@
  *   resolves the NPA to its owner and walks the owner's tables as the
  *   hardware would (reading the entries, not the core's bookkeeping),
  *   through the importer's **TLB**, which keeps translations until the
- *   exporter shoots them down. A shootdown waits for a walk in progress, as
- *   hardware does; tables or memory freed before the shootdown completed
- *   would be read by a later access (stale data, or a KASAN report for a
- *   freed table). Hardware sends shootdowns through the shootdown rings;
+ *   exporter shoots them down. A shootdown waits for a walk or access in
+ *   progress, as hardware does; tables or memory freed before the
+ *   shootdown completed would be read by a later access (stale data, or a
+ *   KASAN report for a freed table). Hardware sends shootdowns through the shootdown rings;
  *   the vpod invalidates the importer's TLB directly.
  * - **Device memory** is a fixed amount of kernel memory per accelerator.
  *   Accelerators with a DRM device manage it with TTM; fabric-only
@@ -250,7 +250,9 @@ static int walk(struct amdgpu_ualink_vpod_node *owner, u64 offset, u64 *addr)
  * @write: write, else read
  *
  * Each page is translated by @node's TLB, or by a walk of the owner's
- * tables that fills it.
+ * tables that fills it, and copied under the TLB's lock, so that a
+ * shootdown returns only once no access through the old translation is
+ * in flight.
  *
  * Returns: 0, or -ENODEV when the owner is unreachable or a page is not
  * mapped (what a GPU would see as a fabric fault).
@@ -285,15 +287,19 @@ int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 			}
 		}
 		addr = e->addr + offset_in_page(npa);
+		if (!ret && WARN_ON_ONCE(addr + n > owner->vram_size))
+			ret = -EIO;	/* a table pointing outside memory */
+		if (!ret && write)
+			memcpy(owner->vram + addr, buf, n);
+		else if (!ret)
+			memcpy(buf, owner->vram + addr, n);
+		/*
+		 * Only now: a shootdown waits for the access in flight, not
+		 * just for the walk, as the exporter's unmap relies on.
+		 */
 		spin_unlock(&node->tlb_lock);
 		if (ret)
 			return ret;
-		if (WARN_ON_ONCE(addr + n > owner->vram_size))
-			return -EIO;	/* a table pointing outside memory */
-		if (write)
-			memcpy(owner->vram + addr, buf, n);
-		else
-			memcpy(buf, owner->vram + addr, n);
 		buf += n;
 		npa += n;
 		size -= n;

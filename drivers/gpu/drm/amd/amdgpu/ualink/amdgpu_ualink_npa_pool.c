@@ -202,17 +202,3 @@ int amdgpu_ualink_npa_pool_fini(struct amdgpu_ualink_npa_pool *pool,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_fini);
-
-/**
- * amdgpu_ualink_npa_res_npa - the NPA behind a resource of the pool
- * @res: a resource the pool allocated
- *
- * Returns: the first address of the granted range; 0 for the dead
- * resource of a revoked buffer (an NPA is never 0: window 0 starts with
- * its ring reserve).
- */
-u64 amdgpu_ualink_npa_res_npa(const struct ttm_resource *res)
-{
-	return container_of(res, struct amdgpu_ualink_npa_res, base)->npa;
-}
-EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_res_npa);

@@ -5,6 +5,8 @@
 #ifndef __AMDGPU_UALINK_NPA_POOL_H__
 #define __AMDGPU_UALINK_NPA_POOL_H__
 
+#include <linux/container_of.h>
+
 #include <drm/ttm/ttm_resource.h>
 
 struct ttm_buffer_object;
@@ -40,6 +42,20 @@ int amdgpu_ualink_npa_pool_init(struct amdgpu_ualink_npa_pool *pool,
 					     u64 *npa, u64 *size));
 int amdgpu_ualink_npa_pool_fini(struct amdgpu_ualink_npa_pool *pool,
 				struct ttm_device *bdev, u32 mem_type);
-u64 amdgpu_ualink_npa_res_npa(const struct ttm_resource *res);
+/**
+ * amdgpu_ualink_npa_res_npa - the NPA behind a resource of the pool
+ * @res: a resource the pool allocated
+ *
+ * Inline, so that amdgpu's placement code reads it without depending on
+ * the core module when UALink is not built.
+ *
+ * Returns: the first address of the granted range; 0 for the dead
+ * resource of a revoked buffer (an NPA is never 0: window 0 starts with
+ * its ring reserve).
+ */
+static inline u64 amdgpu_ualink_npa_res_npa(const struct ttm_resource *res)
+{
+	return container_of(res, struct amdgpu_ualink_npa_res, base)->npa;
+}
 
 #endif /* __AMDGPU_UALINK_NPA_POOL_H__ */

@@ -40,6 +40,21 @@ build() {
 		{ echo "amdgpu.ko or amdgpu_ualink.ko was not built"; return 1; }
 }
 
+# amdgpu without UALink: the hooks of patches/ must build and link when
+# CONFIG_DRM_AMDGPU_UALINK is not set (W=1; cold: another ~7 minutes).
+build_no_ualink() {
+	local on=$OUT/amdgpu-no-ualink
+	kconfigure "$on" "$REPO/configs/amdgpu.config" \
+		"$REPO/configs/amdgpu-no-ualink.config" || return 1
+	progress amdgpu-no-ualink "$on" "$log/no-ualink-build.out" \
+		kmake "$on" W=1 -s >&3 ||
+		{ grep -E 'error|warning' "$log/no-ualink-build.out" | head -n 30; return 1; }
+	[ -f "$on/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" ] &&
+	[ ! -e "$on/drivers/gpu/drm/amd/amdgpu/ualink/amdgpu_ualink.ko" ] ||
+		{ echo "amdgpu.ko missing, or the core built though UALink is off"; return 1; }
+	! grep -E '^[^ ]+: warning:' "$log/no-ualink-build.out" | grep -E 'amd/amdgpu/(amdgpu_(drv|gem|device|object|ttm)\.c|ualink/)'
+}
+
 # W=1 and sparse on our objects and the .c files patches/ touches: remove
 # their objects and build again with C=1, which runs sparse on what it
 # compiles: just those objects, since build() left everything else up to
@@ -85,6 +100,8 @@ kerneldoc() {	# any output of kernel-doc -none is a problem
 
 echo "amdgpu: building vmlinux, amdgpu.ko and the UALink core in $o (cold: ~7 min)"
 check "amdgpu build (amdgpu.ko + core, W=1)" build
+echo "amdgpu: building amdgpu.ko without UALink (cold: ~7 min)"
+check "amdgpu build with CONFIG_DRM_AMDGPU_UALINK=n (W=1)" build_no_ualink
 echo "amdgpu: W=1 + sparse, UAPI header test, checkpatch, kernel-doc"
 if [ "$fail" -eq 0 ]; then
 	check "W=1 + sparse on our objects and patched files" targeted

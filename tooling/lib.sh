@@ -49,7 +49,7 @@ kmake() {
 # fails when a line of a FRAGMENT did not survive Kconfig's dependency
 # resolution.
 kconfigure() {
-	local o=$1 want=$1/.config.want line sym val frag
+	local o=$1 want=$1/.config.want line sym val
 	shift
 	mkdir -p "$o"
 	cat "$TREE/kernel/configs/tiny.config" \
@@ -57,19 +57,19 @@ kconfigure() {
 	kmake "$o" -s KCONFIG_CONFIG=.config.want \
 		KCONFIG_ALLCONFIG="$o/.config.frag" allnoconfig > "$o/.config.log" 2>&1 ||
 		{ cat "$o/.config.log" >&2; return 1; }
-	for frag in "$@"; do
-		while read -r line; do
-			case "$line" in CONFIG_*=*) ;; *) continue ;; esac
-			sym=${line%%=*} val=${line#*=}
-			if [ "$val" = n ]; then
-				grep -qE "^$sym=" "$want" || continue
-			else
-				grep -qxF "$line" "$want" && continue
-			fi
-			echo "kconfig: $line from $(basename "$frag") did not take (unmet dependency?)" >&2
-			return 1
-		done < "$frag"
-	done
+	# every symbol's last value in the fragments (later ones override)
+	cat "$@" | awk -F= '/^CONFIG_[A-Za-z0-9_]+=/ { v[$1] = $0; o[$1] = NR }
+		END { for (k in v) print o[k], v[k] }' | sort -n | cut -d' ' -f2- |
+	while read -r line; do
+		sym=${line%%=*} val=${line#*=}
+		if [ "$val" = n ]; then
+			grep -qE "^$sym=" "$want" || continue
+		else
+			grep -qxF "$line" "$want" && continue
+		fi
+		echo "kconfig: $line did not take (unmet dependency?)" >&2
+		exit 1
+	done || return 1
 	cmp -s "$want" "$o/.config" || cp "$want" "$o/.config"
 }
 

@@ -33,6 +33,14 @@ load "$ualink/tests/amdgpu_ualink_test.ko" || status=1
 rmmod amdgpu_ualink_test || status=1
 rmmod amdgpu_ualink || status=1
 
+# amdgpu itself, with its UALink glue's KUnit suite (a fake device; the
+# guest has no AMD GPU, so amdgpu binds to nothing).
+echo "guest: loading amdgpu and the KUnit tests of its UALink glue"
+echo "ualink: kunit amdgpu begins" > /dev/kmsg
+load "$mods/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" || status=1
+rmmod amdgpu || status=1
+rmmod amdgpu_ualink || status=1
+
 # The emulated pod for the IGT suite: 4 DRM accelerators and 60 fabric-only
 # ones (a whole pod of 1,024 exhausts lockdep's chains in this debug guest;
 # the benchmark guest has no lockdep and runs the full pod).

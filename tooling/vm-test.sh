@@ -37,17 +37,23 @@ else
 	pass=$((pass + 1))
 fi
 
-# KUnit suites, from the KTAP the test module printed.
-if [ -f "$share/dmesg.txt" ]; then
-	sed -n '/ualink: kunit module begins/,$p' "$share/dmesg.txt" > "$run/kunit.dmesg"
-	(cd "$TREE" && python3 tools/testing/kunit/kunit.py parse "$run/kunit.dmesg") \
-		> "$run/kunit.log" 2>&1
+# KUnit suites, from the KTAP each module printed: the core's test module,
+# then amdgpu's (its UALink glue's suite), each after its marker.
+ktap() {	# ktap NAME SED-RANGE
+	local name=$1 range=$2 krc
+	sed -n "$range" "$share/dmesg.txt" > "$run/$name.dmesg"
+	(cd "$TREE" && python3 tools/testing/kunit/kunit.py parse "$run/$name.dmesg") \
+		> "$run/$name.log" 2>&1
 	krc=$?
-	cat "$run/kunit.log"
-	rm -f "$RES/vm-kunit"
-	"$REPO/tooling/ktap-counts.sh" vm-kunit "$run/kunit.log" "$krc"
-	read -r p f s < "$RES/vm-kunit"
+	cat "$run/$name.log"
+	rm -f "$RES/$name"
+	"$REPO/tooling/ktap-counts.sh" "$name" "$run/$name.log" "$krc"
+	read -r p f s < "$RES/$name"
 	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+}
+if [ -f "$share/dmesg.txt" ]; then
+	ktap vm-kunit '/ualink: kunit module begins/,/ualink: kunit amdgpu begins/p'
+	ktap vm-kunit-amdgpu '/ualink: kunit amdgpu begins/,$p'
 else
 	fail=$((fail + 1))
 fi

@@ -115,6 +115,8 @@ struct amdgpu_ualink_pt_cursor {
 	bool (*next)(struct amdgpu_ualink_pt_cursor *cur);
 	/** @sg: the current entry, for amdgpu_ualink_pt_cursor_init_sg() */
 	struct scatterlist *sg;
+	/** @priv: the driver's own state for @next */
+	void *priv;
 };
 
 /**

@@ -17,7 +17,7 @@ export UALINK_WORK
 TREE := $(UALINK_WORK)/linux
 T := tooling
 
-.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt bench format-patch help
+.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt bench series-check format-patch help
 
 # Everything that touches UALINK_WORK runs under one lock: two runs at once
 # (CI and a developer, say) would rewrite each other's tree and results.
@@ -56,6 +56,10 @@ vm-test: deps
 
 igt: deps
 	@$(MAKE) -s -C tests/igt OUT=$(UALINK_WORK)/out/igt
+
+# Every commit of the series builds (about 20 minutes; not part of check).
+series-check: deps
+	@$(LOCKED) '$(PREP) && $(T)/series-check.sh'
 
 # Figures, not tests: the benchmark guest (not part of check).
 bench: deps

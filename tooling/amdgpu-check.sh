@@ -114,7 +114,7 @@ while read -r f; do
 	check "kernel-doc $f" kerneldoc "$f"
 done < <(owned_sources)
 while read -r p _ || [ -n "${p:-}" ]; do
-	case "$p" in ''|'#'*) continue ;; esac
+	case "$p" in ''|'#'*|'@'*) continue ;; esac
 	check "checkpatch --strict patches/$p" checkpatch "$REPO/patches/$p"
 done < "$REPO/patches/series"
 

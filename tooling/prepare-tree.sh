@@ -8,9 +8,10 @@
 #   tooling/prepare-tree.sh REPO_DIR TREE_DIR
 #
 # The tree is unpacked once and committed as the tag `ualink-base`. Every later
-# run builds the wanted history in a scratch index (one commit per patch, then
-# one commit with our files) and checks it out: only files whose content
-# changed are rewritten, so incremental kernel builds stay incremental.
+# run builds the wanted history in a scratch index (one commit per patch, and
+# one commit with our files where patches/series says "@owned") and checks it
+# out: only files whose content changed are rewritten, so incremental kernel
+# builds stay incremental.
 # Never edit TREE_DIR by hand: this script overwrites it.
 set -euo pipefail
 
@@ -84,10 +85,27 @@ export GIT_INDEX_FILE=$idx
 trap 'rm -f "$idx" "$tree/.git/ualink-msg" "$tree/.git/ualink-patch"' EXIT
 g read-tree ualink-base
 head=$(g rev-parse ualink-base)
-n=0
+# Our own files, at their in-tree paths: what the repository tracks or would
+# track (not build outputs or other ignored files of the work tree), as one
+# commit where patches/series says "@owned" (at the end if it does not).
+add_owned() {
+	local p
+	for p in "${owned[@]}"; do
+		g --work-tree="$repo" rm -r -q --cached --ignore-unmatch -- "$p" >/dev/null
+	done
+	git -C "$repo" ls-files -z --cached --others --exclude-standard -- "${owned[@]}" |
+		while IFS= read -r -d '' f; do
+			[ -e "$repo/$f" ] && printf '%s\0' "$f"
+		done | g --work-tree="$repo" add -f --pathspec-from-file=- --pathspec-file-nul
+	head=$(echo "drm/amdgpu/ualink: add the UALink core, the emulated pod, the uAPI and the guide" |
+		g commit-tree "$(g write-tree)" -p "$head")
+	owned_done=1
+}
+
+n=0 owned_done=0
 if [ -f "$repo/patches/series" ]; then
 	while read -r p _ || [ -n "${p:-}" ]; do
-		case "$p" in ''|'#'*) continue ;; esac
+		case "$p" in ''|'#'*) continue ;; @owned) add_owned; continue ;; esac
 		n=$((n + 1))
 		f=$repo/patches/$p
 		[ -f "$f" ] || die "patches/series names $p, which does not exist"
@@ -105,18 +123,7 @@ if [ -f "$repo/patches/series" ]; then
 	done < "$repo/patches/series"
 fi
 rm -f "$tree/.git/ualink-info"
-
-# Our own files, at their in-tree paths: what the repository tracks or would
-# track (not build outputs or other ignored files of the work tree).
-for p in "${owned[@]}"; do
-	g --work-tree="$repo" rm -r -q --cached --ignore-unmatch -- "$p" >/dev/null
-done
-git -C "$repo" ls-files -z --cached --others --exclude-standard -- "${owned[@]}" |
-	while IFS= read -r -d '' f; do
-		[ -e "$repo/$f" ] && printf '%s\0' "$f"
-	done | g --work-tree="$repo" add -f --pathspec-from-file=- --pathspec-file-nul
-head=$(echo "drm/amdgpu/ualink: add the UALink core, uAPI and documentation" |
-	g commit-tree "$(g write-tree)" -p "$head")
+[ "$owned_done" = 1 ] || add_owned
 unset GIT_INDEX_FILE
 
 # Check the result out; only files that differ are written.

@@ -8,13 +8,7 @@ mods=$1 bench=$2
 ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
 set -e
 
-load() {	# load MODULE.ko [PARAMETERS...], after what it depends on
-	for dep in $(modinfo -F depends "$1" | tr , ' '); do
-		[ -d "/sys/module/$dep" ] && continue
-		load "$(find "$mods" -name "$dep.ko" | head -n 1)"
-	done
-	insmod "$@"
-}
+. "$(dirname "$0")/guest-lib.sh"
 
 echo "guest: $(uname -r), $(nproc) CPUs, clocksource $(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)"
 [ "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource)" = tsc ] ||

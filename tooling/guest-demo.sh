@@ -8,13 +8,7 @@ mods=$1 demo=$2
 ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
 set -e
 
-load() {	# load MODULE.ko [PARAMETERS...], after what it depends on
-	for dep in $(modinfo -F depends "$1" | tr , ' '); do
-		[ -d "/sys/module/$dep" ] && continue
-		load "$(find "$mods" -name "$dep.ko" | head -n 1)"
-	done
-	insmod "$@"
-}
+. "$(dirname "$0")/guest-lib.sh"
 
 echo
 echo "=== UALink on $(uname -r), $(nproc) CPUs: the emulated pod"

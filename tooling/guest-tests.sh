@@ -11,17 +11,7 @@ mods=$1 igt=$2
 ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
 status=0
 
-# insmod resolves no dependencies and the guest has no modules.dep (it runs
-# the host's root): load a module after the modules it depends on.
-#   load MODULE.ko [PARAMETERS...]
-load() {
-	local dep
-	for dep in $(modinfo -F depends "$1" | tr , ' '); do
-		[ -d "/sys/module/$dep" ] && continue
-		load "$(find "$mods" -name "$dep.ko" | head -n 1)" || return 1
-	done
-	insmod "$@"
-}
+. "$(dirname "$0")/guest-lib.sh"
 
 echo "guest: loading the UALink core and its KUnit tests"
 load "$ualink/amdgpu_ualink.ko" || status=1

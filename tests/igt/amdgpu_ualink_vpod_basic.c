@@ -107,20 +107,6 @@ static unsigned int absent_accel(unsigned int want)
 	igt_skip("every accelerator ID is in use\n");
 }
 
-static void expect_import_error(int fd, struct drm_amdgpu_ualink_handle h,
-				int err)
-{
-	int dmabuf = -1, ret;
-
-	ret = ualink_import(fd, h, AMDGPU_UALINK_IMPORT_CLOEXEC, &dmabuf);
-	if (!ret)
-		vpod_track_fd(dmabuf);
-	igt_assert_f(ret == -err,
-		     "import of %016llx:%016llx: %s, expected %s\n",
-		     (unsigned long long)h.hi, (unsigned long long)h.lo,
-		     ret ? strerror(-ret) : "success", strerror(err));
-}
-
 /* INFO */
 
 static void test_info(void)

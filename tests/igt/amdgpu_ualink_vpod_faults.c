@@ -106,18 +106,6 @@ static uint32_t import_verify(int fd, struct drm_amdgpu_ualink_handle h,
 	return gem;
 }
 
-static void expect_import_error(int fd, struct drm_amdgpu_ualink_handle h,
-				int err)
-{
-	int dmabuf = -1, ret;
-
-	ret = ualink_import(fd, h, AMDGPU_UALINK_IMPORT_CLOEXEC, &dmabuf);
-	if (!ret)
-		vpod_track_fd(dmabuf);
-	igt_assert_f(ret == -err, "import: %s, expected %s\n",
-		     ret ? strerror(-ret) : "success", strerror(err));
-}
-
 static struct drm_amdgpu_ualink_handle unknown(struct drm_amdgpu_ualink_handle h)
 {
 	h.hi = ~h.hi;

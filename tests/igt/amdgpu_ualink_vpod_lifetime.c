@@ -25,18 +25,6 @@ IGT_TEST_DESCRIPTION("Revocation, release, reset and offline on the emulated UAL
  */
 #define OFFLINE_IMPORT_ERRNO	ENOLINK
 
-static void expect_import_error(int fd, struct drm_amdgpu_ualink_handle h,
-				int err)
-{
-	int dmabuf = -1, ret;
-
-	ret = ualink_import(fd, h, AMDGPU_UALINK_IMPORT_CLOEXEC, &dmabuf);
-	if (!ret)
-		vpod_track_fd(dmabuf);
-	igt_assert_f(ret == -err, "import: %s, expected %s\n",
-		     ret ? strerror(-ret) : "success", strerror(err));
-}
-
 static void expect_state(int fd, uint32_t state)
 {
 	struct drm_amdgpu_ualink_info info;

@@ -132,6 +132,8 @@ int ualink_import_batch(int fd, struct drm_amdgpu_ualink_batch_entry *e,
 struct drm_amdgpu_ualink_handle export_ok(int fd, uint32_t gem);
 /* import + tracked dma-buf fd */
 int import_ok(int fd, struct drm_amdgpu_ualink_handle h);
+/* an import that must fail with @err (a dma-buf it made anyway is tracked) */
+void expect_import_error(int fd, struct drm_amdgpu_ualink_handle h, int err);
 /* import, then the PRIME GEM handle of the fd on the same file */
 uint32_t import_gem(int fd, struct drm_amdgpu_ualink_handle h, int *dmabuf);
 uint32_t prime_handle(int fd, int dmabuf);

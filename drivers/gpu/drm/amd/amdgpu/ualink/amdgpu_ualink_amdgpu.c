@@ -1,10 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
+#include <linux/cleanup.h>
+#include <linux/dma-buf.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
+#include <drm/drm_managed.h>
+#include <drm/drm_prime.h>
 #include <drm/ttm/ttm_bo.h>
 
 #include "amdgpu.h"
@@ -15,6 +19,7 @@
 
 #include "amdgpu_ualink_amdgpu.h"
 #include "amdgpu_ualink_dev.h"
+#include "amdgpu_ualink_dmabuf.h"
 #include "amdgpu_ualink_ioctl.h"
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_npa_pool.h"
@@ -23,21 +28,27 @@
 /**
  * DOC: UALink in amdgpu
  *
- * A device with a UALink IP gets a &struct amdgpu_ualink in
- * &amdgpu_device.ualink from amdgpu_ualink_init(), which the IP's block
- * calls from its sw_init with the IP's &struct amdgpu_ualink_hw_funcs; every
- * other device keeps the pointer NULL, allocates nothing, and answers the
- * UALink ioctl with -EOPNOTSUPP after the shared argument checks. No GPU
- * this kernel supports has a UALink IP, and the register-level programming
- * of one is not public: what the IP must provide is exactly
- * &struct amdgpu_ualink_hw_funcs, and everything above it is here.
+ * The UALink IP block: an IP enablement that finds a UALink IP adds it
+ * with amdgpu_ualink_ip_block_add() and the IP's &struct
+ * amdgpu_ualink_hw_funcs, after the GMC block (the NPA placement needs
+ * TTM). That allocates the device's &struct amdgpu_ualink and points
+ * &amdgpu_device.ualink at it; every other device keeps the pointer NULL,
+ * allocates nothing, and answers the UALink ioctl with -EOPNOTSUPP after
+ * the shared argument checks. No GPU this kernel supports has a UALink IP,
+ * and the register-level programming of one is not public: what the IP
+ * must provide is exactly &struct amdgpu_ualink_hw_funcs, everything above
+ * it is here.
  *
- * Life cycle: suspend and a GPU reset (amdgpu_ualink_pre_reset(), beside
- * amdkfd's pre-reset hook) take the device out of the pod: a new mailbox
- * generation, every grant dropped and unpinned, every import revoked
- * (amdgpu_ualink_dev_reset()); peers clean up when they hear of it. Resume
- * and the end of the reset (amdgpu_ualink_post_reset()) make it active
- * again. Exports survive both.
+ * Life cycle, as amdgpu's IP blocks have it: sw_init sets up the core (NPA
+ * page tables, mailbox, the %AMDGPU_PL_NPA manager) and registers the
+ * interrupt source; hw_init enables the interrupt and makes the device
+ * active in the pod; hw_fini and suspend take it out of the pod (a new
+ * mailbox generation, every grant dropped and unpinned, every import
+ * revoked: amdgpu_ualink_dev_reset(); peers clean up when they hear of
+ * it) and disable the interrupt; resume is hw_init; sw_fini takes the core
+ * down. A GPU reset does the same around the reset, beside amdkfd's hooks:
+ * amdgpu_ualink_pre_reset() before it, amdgpu_ualink_post_reset() after.
+ * Exports survive all of these; imports do not.
  *
  * Interrupts: the IP raises one interrupt source for incoming mailbox
  * messages and shootdown requests; its handler, in hard-IRQ context, only
@@ -50,10 +61,17 @@
  * VRAM is walked with amdgpu_res_first()/amdgpu_res_next() for the NPA
  * page tables; the export ends in &drm_gem_object_funcs.handles_gone.
  *
- * Not written yet: the import side in amdgpu terms (the &amdgpu_bo of an
- * import in %AMDGPU_PL_NPA, its dma-buf, its GPUVM mapping with the
- * fabric's PTE flags); until then the import operations fail with
- * -EOPNOTSUPP on a device that has UALink, which none has.
+ * Import side: an import is a kernel &amdgpu_bo in %AMDGPU_GEM_DOMAIN_NPA,
+ * created with %AMDGPU_GEM_CREATE_NO_CPU_ACCESS (so amdgpu_bo_kmap(), GEM
+ * mmap and %AMDGPU_GEM_MMAP refuse it with -EPERM; it has no mmap offset
+ * either) and holding its &struct amdgpu_ualink_import. One buffer per
+ * import and device, one dma-buf per buffer (the core's, with dynamic
+ * attachments; PRIME export of the buffer returns it and PRIME import of
+ * it gives the buffer back). GPUVM maps it at its NPA, with the IP's
+ * &amdgpu_ualink_hw_funcs.gpuvm_pte_flags. Revocation is the NPA pool's
+ * move to a dead resource, which reaches amdgpu_bo_move_notify(): VM
+ * mappings are invalidated (the next VM update writes invalid entries)
+ * and the dma-buf's importers hear move_notify.
  */
 
 /* &amdgpu_iv_entry.src_data[1] of a UALink interrupt */
@@ -62,13 +80,16 @@
 
 /**
  * struct amdgpu_ualink - a device's UALink state, &amdgpu_device.ualink
+ *
+ * Allocated with the DRM device's managed memory when the IP block is
+ * added, so that the interrupt source outlives amdgpu_irq_fini_sw().
  */
 struct amdgpu_ualink {
 	/** @adev: the device */
 	struct amdgpu_device *adev;
 	/** @hw: the IP's functions */
 	const struct amdgpu_ualink_hw_funcs *hw;
-	/** @udev: the core's state */
+	/** @udev: the core's state, from sw_init to sw_fini */
 	struct amdgpu_ualink_dev udev;
 	/** @pt: the NPA page tables */
 	struct amdgpu_ualink_pt pt;
@@ -79,9 +100,23 @@ struct amdgpu_ualink {
 	/** @shootdown_work: serves the senders in @shootdowns */
 	struct work_struct shootdown_work;
 	/** @shootdowns: exporters with a pending shootdown request */
-	unsigned long *shootdowns;
-	/** @state: an AMDGPU_UALINK_STATE_* value */
+	DECLARE_BITMAP(shootdowns, AMDGPU_UALINK_MAX_ACCELS);
+	/**
+	 * @import_lock: serialises finding or making the buffer of an import
+	 * against its going (&amdgpu_ualink_import.obj)
+	 */
+	struct mutex import_lock;
+	/** @state_lock: protects @hw_up and the changes of @state */
+	struct mutex state_lock;
+	/** @hw_up: between hw_init (or resume) and hw_fini (or suspend) */
+	bool hw_up;
+	/**
+	 * @state: an AMDGPU_UALINK_STATE_* value; written under
+	 * @state_lock, read without it
+	 */
 	u32 state;
+	/** @sw_up: between sw_init and sw_fini */
+	bool sw_up;
 	/**
 	 * @res_cur: the VRAM walk of the export being mapped, between the
 	 * core's cursor call and the end of its map, under @udev.lock
@@ -89,20 +124,48 @@ struct amdgpu_ualink {
 	struct amdgpu_res_cursor res_cur;
 };
 
+/**
+ * struct amdgpu_ualink_bo - what an imported &amdgpu_bo has of UALink
+ *
+ * &amdgpu_bo.ualink. Made before the buffer, since the NPA placement asks
+ * for the range while the buffer is created; freed with the last of the
+ * maker's and the buffer's references.
+ */
+struct amdgpu_ualink_bo {
+	/** @ref: the maker's and the buffer's */
+	struct kref ref;
+	/** @imp: the import; the buffer's reference, put with its GEM object */
+	struct amdgpu_ualink_import *imp;
+	/** @revoked: revoked; under the buffer's reservation */
+	bool revoked;
+	/** @slot: the import's dma-buf */
+	struct amdgpu_ualink_dmabuf_slot slot;
+};
+
 static struct amdgpu_ualink *to_ualink(void *priv)
 {
 	return priv;
+}
+
+static void amdgpu_ualink_bo_free(struct kref *ref)
+{
+	kfree(container_of(ref, struct amdgpu_ualink_bo, ref));
 }
 
 /* The NPA pool asks for the range granted to an import. */
 static int amdgpu_ualink_bo_range(struct ttm_buffer_object *tbo, u64 *npa,
 				  u64 *size)
 {
-	struct amdgpu_bo *abo = ttm_to_amdgpu_bo(tbo);
+	struct amdgpu_ualink_bo *ub = ttm_to_amdgpu_bo(tbo)->ualink;
 
-	if (abo->ualink_revoked)
+	dma_resv_assert_held(tbo->base.resv);
+	if (!ub)
+		return -EINVAL;
+	if (ub->revoked)
 		return -ENODEV;
-	return -EINVAL;	/* no import buffer is made yet */
+	*npa = ub->imp->npa;
+	*size = ub->imp->size;
+	return 0;
 }
 
 static bool amdgpu_ualink_get(void *priv, void *obj)
@@ -177,14 +240,20 @@ static void amdgpu_ualink_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 	ualink->hw->shootdown(ualink->adev, importer, npa, size);
 }
 
-/* Revocation: the NPA pool's move to a dead resource. */
+/*
+ * Revocation: the NPA pool's move to a dead resource, whose notification
+ * invalidates the VM mappings and the dma-buf's attachments. Work in
+ * flight that still uses the old entries reaches a range the exporter no
+ * longer serves and faults there; nothing of ours is at risk.
+ */
 static void amdgpu_ualink_revoke(void *priv, void *obj)
 {
 	struct ttm_operation_ctx ctx = {};
 	struct amdgpu_bo *abo = obj;
 
 	WARN_ON(amdgpu_bo_reserve(abo, true));
-	abo->ualink_revoked = true;
+	abo->ualink->revoked = true;
+	amdgpu_bo_placement_from_domain(abo, AMDGPU_GEM_DOMAIN_NPA);
 	WARN_ON(ttm_bo_validate(&abo->tbo, &abo->placement, &ctx));
 	amdgpu_bo_unreserve(abo);
 }
@@ -217,6 +286,7 @@ static bool amdgpu_ualink_exportable(struct amdgpu_bo *abo)
 	       !abo->tbo.base.import_attach &&
 	       !(abo->preferred_domains & AMDGPU_GEM_DOMAIN_DOORBELL) &&
 	       (abo->allowed_domains & AMDGPU_GEM_DOMAIN_VRAM) &&
+	       !(abo->allowed_domains & AMDGPU_GEM_DOMAIN_NPA) &&
 	       !(abo->tbo.resource &&
 		 abo->tbo.resource->mem_type == AMDGPU_PL_NPA);
 }
@@ -248,23 +318,125 @@ static void amdgpu_ualink_put(void *priv, void *obj)
 	drm_gem_object_put(&abo->tbo.base);
 }
 
-/* The import side in amdgpu terms is not written yet (see the DOC). */
+/*
+ * The parameters of an import's buffer: a kernel buffer (no mmap offset)
+ * in the NPA domain that the CPU may not access.
+ */
+static void amdgpu_ualink_import_bo_param(struct amdgpu_bo_param *bp,
+					  struct amdgpu_ualink_bo *ub)
+{
+	memset(bp, 0, sizeof(*bp));
+	bp->size = ub->imp->size;
+	bp->byte_align = PAGE_SIZE;
+	bp->bo_ptr_size = sizeof(struct amdgpu_bo);
+	bp->domain = AMDGPU_GEM_DOMAIN_NPA;
+	bp->flags = AMDGPU_GEM_CREATE_NO_CPU_ACCESS;
+	bp->type = ttm_bo_type_kernel;
+	bp->ualink = ub;
+}
+
+/*
+ * The buffer of an import: the one it has, or a new one. Takes over the
+ * caller's reference to @imp in all cases.
+ */
+static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
+						 struct amdgpu_ualink_import *imp)
+{
+	struct amdgpu_ualink_bo *ub;
+	struct amdgpu_bo_param bp;
+	struct amdgpu_bo *abo;
+	int ret;
+
+	mutex_lock(&ualink->import_lock);
+	abo = imp->obj;
+	if (abo && kref_get_unless_zero(&abo->tbo.base.refcount))
+		goto out_put;
+	ub = kzalloc(sizeof(*ub), GFP_KERNEL);
+	if (!ub) {
+		abo = ERR_PTR(-ENOMEM);
+		goto out_put;
+	}
+	kref_init(&ub->ref);
+	ub->imp = imp;
+	amdgpu_ualink_import_bo_param(&bp, ub);
+	ret = amdgpu_bo_create(ualink->adev, &bp, &abo);
+	kref_put(&ub->ref, amdgpu_ualink_bo_free);
+	if (ret) {
+		abo = ERR_PTR(ret);
+		goto out_put;
+	}
+	amdgpu_ualink_dmabuf_slot_init(&ub->slot, &abo->tbo.base);
+	/* the buffer holds @imp from here; revoked at once if it died */
+	amdgpu_ualink_import_set_obj(imp, abo);
+	mutex_unlock(&ualink->import_lock);
+	return abo;
+
+out_put:
+	mutex_unlock(&ualink->import_lock);
+	amdgpu_ualink_import_put(imp);
+	return abo;
+}
+
+/* A dma-buf fd of a buffer of our own, through PRIME (and its cache). */
+static int amdgpu_ualink_local_fd(struct amdgpu_ualink *ualink,
+				  struct drm_file *file, struct amdgpu_bo *abo,
+				  u32 flags)
+{
+	int fd, ret;
+	u32 handle;
+
+	ret = drm_gem_handle_create(file, &abo->tbo.base, &handle);
+	if (!ret) {
+		ret = drm_gem_prime_handle_to_fd(adev_to_drm(ualink->adev), file,
+						 handle, O_RDWR |
+						 (flags & AMDGPU_UALINK_IMPORT_CLOEXEC ?
+						  O_CLOEXEC : 0), &fd);
+		drm_gem_handle_delete(file, handle);
+	}
+	drm_gem_object_put(&abo->tbo.base);
+	return ret ?: fd;
+}
+
 static int amdgpu_ualink_import_fd(void *priv, struct drm_file *file,
 				   struct amdgpu_ualink_import *imp, void *local,
 				   u32 flags)
 {
-	if (imp)
-		amdgpu_ualink_import_put(imp);
-	else
-		amdgpu_ualink_put(priv, local);
-	return -EOPNOTSUPP;
+	struct amdgpu_ualink *ualink = to_ualink(priv);
+	struct dma_buf *dma_buf;
+	struct amdgpu_bo *abo;
+	int fd;
+
+	if (!imp)
+		return amdgpu_ualink_local_fd(ualink, file, local, flags);
+	abo = amdgpu_ualink_import_bo(ualink, imp);
+	if (IS_ERR(abo))
+		return PTR_ERR(abo);
+	dma_buf = amdgpu_ualink_dmabuf_get(&abo->ualink->slot, O_RDWR);
+	drm_gem_object_put(&abo->tbo.base);
+	if (IS_ERR(dma_buf))
+		return PTR_ERR(dma_buf);
+	fd = dma_buf_fd(dma_buf, flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
+	if (fd < 0)
+		dma_buf_put(dma_buf);
+	return fd;
 }
 
 static int amdgpu_ualink_import_handle(void *priv, struct drm_file *file,
 				       struct amdgpu_ualink_import *imp,
 				       void *local, u32 *gem_handle)
 {
-	return amdgpu_ualink_import_fd(priv, file, imp, local, 0);
+	struct amdgpu_ualink *ualink = to_ualink(priv);
+	struct amdgpu_bo *abo = local;
+	int ret;
+
+	if (imp) {
+		abo = amdgpu_ualink_import_bo(ualink, imp);
+		if (IS_ERR(abo))
+			return PTR_ERR(abo);
+	}
+	ret = drm_gem_handle_create(file, &abo->tbo.base, gem_handle);
+	drm_gem_object_put(&abo->tbo.base);
+	return ret;
 }
 
 static const struct amdgpu_ualink_gem_ops amdgpu_ualink_gem_ops = {
@@ -289,6 +461,8 @@ int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev, void *data,
 {
 	struct amdgpu_ualink *ualink = drm_to_adev(dev)->ualink;
 
+	if (ualink && !ualink->sw_up)
+		ualink = NULL;
 	return amdgpu_ualink_ioctl(ualink ? &ualink->udev : NULL,
 				   &amdgpu_ualink_gem_ops, ualink, filp, data);
 }
@@ -305,13 +479,120 @@ void amdgpu_ualink_gem_handles_gone(struct drm_gem_object *obj)
 	struct amdgpu_bo *abo = gem_to_amdgpu_bo(obj);
 	void *exp = NULL;
 
-	if (!ualink)
+	if (!ualink || !READ_ONCE(abo->ualink_export))
 		return;
 	mutex_lock(&obj->dev->object_name_lock);
 	if (!obj->handle_count)
 		exp = amdgpu_ualink_export_detach(&ualink->udev, &abo->ualink_export);
 	mutex_unlock(&obj->dev->object_name_lock);
 	amdgpu_ualink_export_destroy(&ualink->udev, &exp);
+}
+
+/**
+ * amdgpu_ualink_gem_free - the last GEM reference to a buffer is gone
+ * @abo: the buffer
+ *
+ * Ends an export made after the last handle went, and lets go of an
+ * import.
+ */
+void amdgpu_ualink_gem_free(struct amdgpu_bo *abo)
+{
+	struct amdgpu_ualink_bo *ub = abo->ualink;
+	struct amdgpu_ualink *ualink;
+
+	if (!abo->ualink_export && !ub)
+		return;
+	ualink = amdgpu_ttm_adev(abo->tbo.bdev)->ualink;
+	if (abo->ualink_export)
+		amdgpu_ualink_export_destroy(&ualink->udev, &abo->ualink_export);
+	if (!ub)
+		return;
+	mutex_lock(&ualink->import_lock);
+	if (ub->imp->obj == abo)
+		amdgpu_ualink_import_set_obj(ub->imp, NULL);
+	mutex_unlock(&ualink->import_lock);
+	amdgpu_ualink_import_put(ub->imp);
+}
+
+/**
+ * amdgpu_ualink_bo_init - amdgpu_bo_create() makes the buffer of an import
+ * @abo: the new buffer, before TTM places it
+ * @bp: its parameters; &amdgpu_bo_param.ualink is set for an import
+ */
+void amdgpu_ualink_bo_init(struct amdgpu_bo *abo,
+			   const struct amdgpu_bo_param *bp)
+{
+	if (!bp->ualink)
+		return;
+	kref_get(&bp->ualink->ref);
+	abo->ualink = bp->ualink;
+}
+
+/**
+ * amdgpu_ualink_bo_destroy - TTM frees a buffer
+ * @abo: the buffer
+ */
+void amdgpu_ualink_bo_destroy(struct amdgpu_bo *abo)
+{
+	struct amdgpu_ualink_bo *ub = abo->ualink;
+
+	if (!ub)
+		return;
+	if (ub->slot.obj)
+		amdgpu_ualink_dmabuf_slot_fini(&ub->slot);
+	kref_put(&ub->ref, amdgpu_ualink_bo_free);
+}
+
+/**
+ * amdgpu_ualink_bo_move_notify - an imported buffer moves (is revoked)
+ * @abo: the buffer, reserved
+ *
+ * From amdgpu_bo_move_notify(), which invalidated its VM mappings: the
+ * attachments of its dma-buf hear of it too.
+ */
+void amdgpu_ualink_bo_move_notify(struct amdgpu_bo *abo)
+{
+	if (abo->ualink && abo->ualink->slot.obj)
+		amdgpu_ualink_dmabuf_move_notify(&abo->ualink->slot);
+}
+
+/**
+ * amdgpu_ualink_gem_prime_export - PRIME export of an imported buffer
+ * @abo: the buffer
+ * @flags: the dma-buf file's flags
+ *
+ * Returns: the import's one dma-buf, with a new reference, or an ERR_PTR.
+ */
+struct dma_buf *amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo, int flags)
+{
+	if (!abo->ualink || !abo->ualink->slot.obj)
+		return ERR_PTR(-EPERM);
+	return amdgpu_ualink_dmabuf_get(&abo->ualink->slot, flags);
+}
+
+/**
+ * amdgpu_ualink_gem_prime_import - PRIME import of a UALink dma-buf
+ * @dev: the importing device
+ * @dma_buf: any dma-buf
+ *
+ * Returns: with a new reference, the buffer @dma_buf is the dma-buf of if
+ * it is an import of @dev, otherwise NULL.
+ */
+struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
+						      struct dma_buf *dma_buf)
+{
+	return amdgpu_ualink_dmabuf_import(dev, dma_buf);
+}
+
+/**
+ * amdgpu_ualink_gpuvm_pte_flags - the GPUVM flags of a fabric address
+ * @adev: the device mapping an imported buffer
+ *
+ * Returns: &amdgpu_ualink_hw_funcs.gpuvm_pte_flags, 0 without UALink.
+ */
+u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev)
+{
+	return adev->ualink ? adev->ualink->hw->gpuvm_pte_flags : 0;
 }
 
 static int amdgpu_ualink_irq_set(struct amdgpu_device *adev,
@@ -326,9 +607,11 @@ static int amdgpu_ualink_irq_process(struct amdgpu_device *adev,
 				     struct amdgpu_irq_src *src,
 				     struct amdgpu_iv_entry *entry)
 {
-	struct amdgpu_ualink *ualink = adev->ualink;
+	struct amdgpu_ualink *ualink = container_of(src, struct amdgpu_ualink, irq);
 	u16 sender = entry->src_data[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
 
+	if (!READ_ONCE(ualink->sw_up))
+		return 0;
 	if (entry->src_data[1] == AMDGPU_UALINK_IV_SHOOTDOWN) {
 		set_bit(sender, ualink->shootdowns);
 		schedule_work(&ualink->shootdown_work);
@@ -354,36 +637,26 @@ static void amdgpu_ualink_shootdown_work(struct work_struct *work)
 			ualink->hw->shootdown_request(ualink->adev, exporter);
 }
 
-/**
- * amdgpu_ualink_init - give a device with a UALink IP its UALink state
- * @adev: the device
- * @hw: the IP's functions
- *
- * From the UALink IP block's sw_init, after TTM is up.
- *
- * Returns: 0 or a negative errno.
- */
-int amdgpu_ualink_init(struct amdgpu_device *adev,
-		       const struct amdgpu_ualink_hw_funcs *hw)
+/* Leave the pod: grants dropped, imports revoked, peers told. */
+static void amdgpu_ualink_leave(struct amdgpu_ualink *ualink, u32 state)
 {
-	struct amdgpu_ualink *ualink;
+	lockdep_assert_held(&ualink->state_lock);
+	if (ualink->state == AMDGPU_UALINK_STATE_ACTIVE)
+		amdgpu_ualink_dev_reset(&ualink->udev);
+	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
+		WRITE_ONCE(ualink->state, state);
+}
+
+static int amdgpu_ualink_sw_init(void *handle)
+{
+	struct amdgpu_device *adev = handle;
+	struct amdgpu_ualink *ualink = adev->ualink;
+	const struct amdgpu_ualink_hw_funcs *hw = ualink->hw;
 	int ret;
 
-	ualink = kzalloc(sizeof(*ualink), GFP_KERNEL);
-	if (!ualink)
-		return -ENOMEM;
-	ualink->shootdowns = bitmap_zalloc(AMDGPU_UALINK_MAX_ACCELS, GFP_KERNEL);
-	if (!ualink->shootdowns) {
-		ret = -ENOMEM;
-		goto err_free;
-	}
-	ualink->adev = adev;
-	ualink->hw = hw;
-	ualink->state = AMDGPU_UALINK_STATE_ACTIVE;
-	INIT_WORK(&ualink->shootdown_work, amdgpu_ualink_shootdown_work);
 	ret = amdgpu_ualink_pt_init(&ualink->pt, hw->pt, hw->pte, adev);
 	if (ret)
-		goto err_bitmap;
+		return ret;
 	ret = amdgpu_ualink_dev_init(&ualink->udev, hw->accel_id(adev),
 				     &amdgpu_ualink_dev_ops, ualink, hw->mbox,
 				     adev, &ualink->pt);
@@ -398,7 +671,7 @@ int amdgpu_ualink_init(struct amdgpu_device *adev,
 	ret = amdgpu_irq_add_id(adev, hw->irq_client, hw->irq_src, &ualink->irq);
 	if (ret)
 		goto err_pool;
-	adev->ualink = ualink;
+	WRITE_ONCE(ualink->sw_up, true);
 	return 0;
 
 err_pool:
@@ -407,64 +680,109 @@ err_dev:
 	amdgpu_ualink_dev_fini(&ualink->udev);
 err_pt:
 	amdgpu_ualink_pt_fini(&ualink->pt);
-err_bitmap:
-	bitmap_free(ualink->shootdowns);
-err_free:
-	kfree(ualink);
 	return ret;
 }
 
-/**
- * amdgpu_ualink_fini - take a device's UALink state down
- * @adev: the device; its files are closed, so it exports and imports
- *	  nothing
- */
-void amdgpu_ualink_fini(struct amdgpu_device *adev)
+/* Files are closed by now: nothing is exported or imported. */
+static int amdgpu_ualink_sw_fini(void *handle)
 {
+	struct amdgpu_device *adev = handle;
 	struct amdgpu_ualink *ualink = adev->ualink;
 
-	if (!ualink)
-		return;
+	WRITE_ONCE(ualink->sw_up, false);
 	cancel_work_sync(&ualink->shootdown_work);
 	WARN_ON(amdgpu_ualink_npa_pool_fini(&ualink->pool, &adev->mman.bdev,
 					    AMDGPU_PL_NPA));
 	amdgpu_ualink_dev_fini(&ualink->udev);
 	amdgpu_ualink_pt_fini(&ualink->pt);
-	bitmap_free(ualink->shootdowns);
-	adev->ualink = NULL;
-	kfree(ualink);
-}
-
-/* Leave the pod: grants dropped, imports revoked, peers told. */
-static void amdgpu_ualink_leave(struct amdgpu_ualink *ualink, u32 state)
-{
-	WRITE_ONCE(ualink->state, state);
-	amdgpu_ualink_dev_reset(&ualink->udev);
-}
-
-/**
- * amdgpu_ualink_suspend - the device suspends: it leaves the pod
- * @adev: the device
- *
- * Returns: 0.
- */
-int amdgpu_ualink_suspend(struct amdgpu_device *adev)
-{
-	if (adev->ualink)
-		amdgpu_ualink_leave(adev->ualink, AMDGPU_UALINK_STATE_OFFLINE);
 	return 0;
 }
 
-/**
- * amdgpu_ualink_resume - the device resumed: it takes part again
- * @adev: the device
- *
- * Returns: 0.
- */
-int amdgpu_ualink_resume(struct amdgpu_device *adev)
+static int amdgpu_ualink_hw_init(void *handle)
 {
+	struct amdgpu_device *adev = handle;
+	struct amdgpu_ualink *ualink = adev->ualink;
+	int ret;
+
+	guard(mutex)(&ualink->state_lock);
+	if (ualink->hw_up)
+		return 0;
+	ret = amdgpu_irq_get(adev, &ualink->irq, 0);
+	if (ret)
+		return ret;
+	ualink->hw_up = true;
+	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
+		WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+	return 0;
+}
+
+static int amdgpu_ualink_hw_fini(void *handle)
+{
+	struct amdgpu_device *adev = handle;
+	struct amdgpu_ualink *ualink = adev->ualink;
+
+	guard(mutex)(&ualink->state_lock);
+	amdgpu_ualink_leave(ualink, AMDGPU_UALINK_STATE_OFFLINE);
+	if (ualink->hw_up) {
+		ualink->hw_up = false;
+		WARN_ON(amdgpu_irq_put(adev, &ualink->irq, 0));
+	}
+	return 0;
+}
+
+static const struct amd_ip_funcs amdgpu_ualink_ip_funcs = {
+	.name = "ualink",
+	.sw_init = amdgpu_ualink_sw_init,
+	.sw_fini = amdgpu_ualink_sw_fini,
+	.hw_init = amdgpu_ualink_hw_init,
+	.hw_fini = amdgpu_ualink_hw_fini,
+	.suspend = amdgpu_ualink_hw_fini,
+	.resume = amdgpu_ualink_hw_init,
+};
+
+static const struct amdgpu_ip_block_version amdgpu_ualink_ip_block = {
+	.type = AMD_IP_BLOCK_TYPE_UALINK,
+	.major = 1,
+	.minor = 0,
+	.rev = 0,
+	.funcs = &amdgpu_ualink_ip_funcs,
+};
+
+/**
+ * amdgpu_ualink_ip_block_add - add the UALink IP block to a device
+ * @adev: a device whose IP discovery found a UALink IP
+ * @hw: the IP's functions
+ *
+ * From the IP enablement, after the GMC block has been added. Gives the
+ * device its &struct amdgpu_ualink, which lives as long as the DRM device.
+ *
+ * Returns: 0 or a negative errno.
+ */
+int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
+			       const struct amdgpu_ualink_hw_funcs *hw)
+{
+	struct amdgpu_ualink *ualink;
+	int ret;
+
 	if (adev->ualink)
-		WRITE_ONCE(adev->ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+		return -EEXIST;
+	ualink = drmm_kzalloc(adev_to_drm(adev), sizeof(*ualink), GFP_KERNEL);
+	if (!ualink)
+		return -ENOMEM;
+	ret = drmm_mutex_init(adev_to_drm(adev), &ualink->import_lock);
+	if (ret)
+		return ret;
+	ret = drmm_mutex_init(adev_to_drm(adev), &ualink->state_lock);
+	if (ret)
+		return ret;
+	ualink->adev = adev;
+	ualink->hw = hw;
+	ualink->state = AMDGPU_UALINK_STATE_OFFLINE;
+	INIT_WORK(&ualink->shootdown_work, amdgpu_ualink_shootdown_work);
+	ret = amdgpu_device_ip_block_add(adev, &amdgpu_ualink_ip_block);
+	if (ret)
+		return ret;
+	adev->ualink = ualink;
 	return 0;
 }
 
@@ -474,8 +792,12 @@ int amdgpu_ualink_resume(struct amdgpu_device *adev)
  */
 void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 {
-	if (adev->ualink)
-		amdgpu_ualink_leave(adev->ualink, AMDGPU_UALINK_STATE_RESETTING);
+	struct amdgpu_ualink *ualink = adev->ualink;
+
+	if (!ualink || !ualink->sw_up)
+		return;
+	guard(mutex)(&ualink->state_lock);
+	amdgpu_ualink_leave(ualink, AMDGPU_UALINK_STATE_RESETTING);
 }
 
 /**
@@ -484,7 +806,13 @@ void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
  */
 void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 {
-	amdgpu_ualink_resume(adev);
+	struct amdgpu_ualink *ualink = adev->ualink;
+
+	if (!ualink || !ualink->sw_up)
+		return;
+	guard(mutex)(&ualink->state_lock);
+	WRITE_ONCE(ualink->state, ualink->hw_up ? AMDGPU_UALINK_STATE_ACTIVE :
+						  AMDGPU_UALINK_STATE_OFFLINE);
 }
 
 #if IS_ENABLED(CONFIG_DRM_AMDGPU_UALINK_AMDGPU_KUNIT_TEST)

@@ -1,18 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * UALink inside amdgpu: the device's UALink state, its life cycle, the
- * ioctl and the export side in amdgpu_bo terms. See amdgpu_ualink_amdgpu.c.
+ * UALink inside amdgpu: the UALink IP block, the device's UALink state,
+ * the ioctl, and exports and imports in amdgpu_bo terms. See
+ * amdgpu_ualink_amdgpu.c.
  */
 #ifndef __AMDGPU_UALINK_AMDGPU_H__
 #define __AMDGPU_UALINK_AMDGPU_H__
 
+#include <linux/err.h>
 #include <linux/errno.h>
 #include <linux/types.h>
 
+struct amdgpu_bo;
+struct amdgpu_bo_param;
 struct amdgpu_device;
 struct amdgpu_ualink_mbox_ops;
 struct amdgpu_ualink_pt_ops;
 struct amdgpu_ualink_pte_format;
+struct dma_buf;
 struct drm_device;
 struct drm_file;
 struct drm_gem_object;
@@ -58,36 +63,35 @@ struct amdgpu_ualink_hw_funcs {
 	unsigned int irq_client;
 	/** @irq_src: its source ID */
 	unsigned int irq_src;
+	/**
+	 * @gpuvm_pte_flags: what marks a GPUVM page-table entry as a fabric
+	 * (NPA) address rather than local VRAM, ORed into the entries that
+	 * map an imported buffer
+	 */
+	u64 gpuvm_pte_flags;
 };
 
 #if IS_ENABLED(CONFIG_DRM_AMDGPU_UALINK)
 
-int amdgpu_ualink_init(struct amdgpu_device *adev,
-		       const struct amdgpu_ualink_hw_funcs *hw);
-void amdgpu_ualink_fini(struct amdgpu_device *adev);
-int amdgpu_ualink_suspend(struct amdgpu_device *adev);
-int amdgpu_ualink_resume(struct amdgpu_device *adev);
+int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
+			       const struct amdgpu_ualink_hw_funcs *hw);
 void amdgpu_ualink_pre_reset(struct amdgpu_device *adev);
 void amdgpu_ualink_post_reset(struct amdgpu_device *adev);
 int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev, void *data,
 			       struct drm_file *filp);
 void amdgpu_ualink_gem_handles_gone(struct drm_gem_object *obj);
+void amdgpu_ualink_gem_free(struct amdgpu_bo *abo);
+void amdgpu_ualink_bo_init(struct amdgpu_bo *abo,
+			   const struct amdgpu_bo_param *bp);
+void amdgpu_ualink_bo_destroy(struct amdgpu_bo *abo);
+void amdgpu_ualink_bo_move_notify(struct amdgpu_bo *abo);
+struct dma_buf *amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo,
+					       int flags);
+struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
+						      struct dma_buf *dma_buf);
+u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev);
 
 #else
-
-static inline void amdgpu_ualink_fini(struct amdgpu_device *adev)
-{
-}
-
-static inline int amdgpu_ualink_suspend(struct amdgpu_device *adev)
-{
-	return 0;
-}
-
-static inline int amdgpu_ualink_resume(struct amdgpu_device *adev)
-{
-	return 0;
-}
 
 static inline void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 {
@@ -102,6 +106,41 @@ static inline int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev,
 					     void *data, struct drm_file *filp)
 {
 	return -EOPNOTSUPP;
+}
+
+static inline void amdgpu_ualink_gem_free(struct amdgpu_bo *abo)
+{
+}
+
+static inline void amdgpu_ualink_bo_init(struct amdgpu_bo *abo,
+					 const struct amdgpu_bo_param *bp)
+{
+}
+
+static inline void amdgpu_ualink_bo_destroy(struct amdgpu_bo *abo)
+{
+}
+
+/* Only UALink creates buffers in AMDGPU_GEM_DOMAIN_NPA: not reached. */
+static inline void amdgpu_ualink_bo_move_notify(struct amdgpu_bo *abo)
+{
+}
+
+static inline struct dma_buf *
+amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo, int flags)
+{
+	return ERR_PTR(-EOPNOTSUPP);
+}
+
+static inline struct drm_gem_object *
+amdgpu_ualink_gem_prime_import(struct drm_device *dev, struct dma_buf *dma_buf)
+{
+	return NULL;
+}
+
+static inline u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev)
+{
+	return 0;
 }
 
 #endif

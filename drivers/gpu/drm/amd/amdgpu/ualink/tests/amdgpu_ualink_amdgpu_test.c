@@ -1,33 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * KUnit tests of UALink in amdgpu on a minimally initialised fake
- * amdgpu_device (as Xe's xe_pci_fake_device_init() does for Xe): no PCI
- * device, no IP block, no TTM device. Included at the end of
+ * KUnit tests of UALink in amdgpu on minimally initialised fake
+ * amdgpu_devices (as Xe's xe_pci_fake_device_init() does for Xe): no PCI
+ * device, no TTM device, no other IP block. Included at the end of
  * amdgpu_ualink_amdgpu.c, so that they reach its static functions; they
  * run when amdgpu.ko is loaded.
  *
  * What they cover: the ioctl's answers on a device without UALink (every
- * GPU this kernel supports), the export refusal list, and the
- * AMDGPU_PL_NPA placement of patches/ (GPU offset, resource cursor, page
- * directory flags of a live and of a revoked import, no CPU access). What
- * needs a UALink IP (init, the mailbox, interrupts) only compiles here.
+ * GPU this kernel supports); the export refusal list; the AMDGPU_PL_NPA
+ * placement of patches/ (domain, GPU offset, resource cursor, page
+ * directory flags of a live and of a revoked import, no CPU access); the
+ * parameters of an import's buffer and the NPA pool's question about it;
+ * and the UALink IP block's life cycle on two fake devices whose
+ * &struct amdgpu_ualink_hw_funcs carry mailbox messages between them by
+ * raising each other's interrupt source, as a UALink IP would.
+ *
+ * What needs a real device, and so only compiles here: amdgpu_bo_create()
+ * of an import (it needs amdgpu's TTM device), its dma-buf and GPUVM
+ * mapping, exports of real buffers (pin, VRAM walk), and the GPU reset
+ * path that calls the reset hooks. The emulated pod runs the same core
+ * through all of those paths with its own buffers.
  */
 
+#include <kunit/device.h>
 #include <kunit/test.h>
 
 #include <drm/drm_kunit_helpers.h>
 
+/*
+ * A DRM device embedded at @offset of a zeroed struct of @size, on a
+ * device of its own called @name. The container is found with
+ * container_of(): in 6.12, drm_kunit_helper_alloc_drm_device() returns the
+ * &struct drm_device cast to the container type, right only at offset 0,
+ * and &amdgpu_device.ddev is not there.
+ */
+static struct drm_device *fake_drm(struct kunit *test, const char *name,
+				   size_t size, size_t offset)
+{
+	struct device *dev = kunit_device_register(test, name);
+	struct drm_device *drm;
+
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
+	drm = __drm_kunit_helper_alloc_drm_device(test, dev, size, offset,
+						  DRIVER_GEM);
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, drm);
+	return drm;
+}
+
 static struct amdgpu_device *fake_adev(struct kunit *test)
 {
-	struct amdgpu_device *adev;
-	struct device *dev;
+	struct drm_device *drm = fake_drm(test, "ualink-fake",
+					  sizeof(struct amdgpu_device),
+					  offsetof(struct amdgpu_device, ddev));
 
-	dev = drm_kunit_helper_alloc_device(test);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, dev);
-	adev = drm_kunit_helper_alloc_drm_device(test, dev, struct amdgpu_device,
-						 ddev, DRIVER_GEM);
-	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, adev);
-	return adev;
+	return container_of(drm, struct amdgpu_device, ddev);
 }
 
 /* No UALink: malformed arguments are EINVAL, the rest EOPNOTSUPP. */
@@ -91,6 +117,8 @@ static void ualink_amdgpu_export_refusals(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_exportable(abo));
 	res.mem_type = TTM_PL_VRAM;
 	KUNIT_EXPECT_TRUE(test, amdgpu_ualink_exportable(abo));
+	abo->allowed_domains |= AMDGPU_GEM_DOMAIN_NPA;		/* the same */
+	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_exportable(abo));
 }
 
 /*
@@ -135,10 +163,435 @@ static void ualink_amdgpu_npa_placement(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, amdgpu_res_cpu_visible(adev, &npa_res.base));
 }
 
+/*
+ * The buffer of an import: a kernel buffer in the NPA domain that the CPU
+ * may not access, whose range the NPA pool gets from its import until it
+ * is revoked.
+ */
+static void ualink_amdgpu_import_bo(struct kunit *test)
+{
+	struct amdgpu_device *adev = fake_adev(test);
+	struct amdgpu_bo *abo = kunit_kzalloc(test, sizeof(*abo), GFP_KERNEL);
+	struct amdgpu_ualink_import imp = { .npa = 0x7000000000ULL,
+					    .size = SZ_2M };
+	struct amdgpu_ualink_bo ub = { .imp = &imp };
+	struct amdgpu_bo_param bp;
+	u64 npa = 0, size = 0;
+	void *ptr;
+
+	KUNIT_ASSERT_NOT_NULL(test, abo);
+	amdgpu_ualink_import_bo_param(&bp, &ub);
+	KUNIT_EXPECT_EQ(test, bp.size, SZ_2M);
+	KUNIT_EXPECT_EQ(test, bp.domain, AMDGPU_GEM_DOMAIN_NPA);
+	KUNIT_EXPECT_EQ(test, bp.preferred_domain, 0);
+	KUNIT_EXPECT_EQ(test, bp.type, ttm_bo_type_kernel);	/* no mmap offset */
+	KUNIT_EXPECT_TRUE(test, bp.flags & AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	KUNIT_EXPECT_PTR_EQ(test, bp.ualink, &ub);
+	/* userspace can neither ask for the domain nor move into it */
+	KUNIT_EXPECT_FALSE(test, AMDGPU_GEM_DOMAIN_NPA & AMDGPU_GEM_DOMAIN_MASK);
+	KUNIT_EXPECT_EQ(test, amdgpu_mem_type_to_domain(AMDGPU_PL_NPA),
+			AMDGPU_GEM_DOMAIN_NPA);
+
+	/* what amdgpu_bo_create() does with them before TTM places it */
+	abo->tbo.bdev = &adev->mman.bdev;
+	abo->flags = bp.flags;
+	abo->preferred_domains = bp.domain;
+	abo->allowed_domains = bp.domain;
+	kref_init(&ub.ref);
+	amdgpu_ualink_bo_init(abo, &bp);
+	KUNIT_EXPECT_PTR_EQ(test, abo->ualink, &ub);
+	KUNIT_EXPECT_EQ(test, kref_read(&ub.ref), 2);
+	amdgpu_bo_placement_from_domain(abo, bp.domain);
+	KUNIT_EXPECT_EQ(test, abo->placement.num_placement, 1);
+	KUNIT_EXPECT_EQ(test, abo->placements[0].mem_type, AMDGPU_PL_NPA);
+
+	/* no CPU access, not even from the kernel */
+	KUNIT_EXPECT_EQ(test, amdgpu_bo_kmap(abo, &ptr), -EPERM);
+	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_exportable(abo));
+
+	/* the pool's question, under the reservation */
+	abo->tbo.base.resv = &abo->tbo.base._resv;
+	dma_resv_init(abo->tbo.base.resv);
+	KUNIT_ASSERT_EQ(test, dma_resv_lock(abo->tbo.base.resv, NULL), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_bo_range(&abo->tbo, &npa, &size), 0);
+	KUNIT_EXPECT_EQ(test, npa, imp.npa);
+	KUNIT_EXPECT_EQ(test, size, imp.size);
+	ub.revoked = true;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_bo_range(&abo->tbo, &npa, &size),
+			-ENODEV);
+	abo->ualink = NULL;	/* not an import */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_bo_range(&abo->tbo, &npa, &size),
+			-EINVAL);
+	dma_resv_unlock(abo->tbo.base.resv);
+	dma_resv_fini(abo->tbo.base.resv);
+
+	/* the buffer's reference goes with it, the maker's stays */
+	abo->ualink = &ub;
+	amdgpu_ualink_bo_destroy(abo);
+	KUNIT_EXPECT_EQ(test, kref_read(&ub.ref), 1);
+}
+
+/*
+ * Two fake devices with a UALink IP each. Their mailbox rings live in the
+ * receiver's struct; a publish raises the receiver's interrupt, which goes
+ * to the source the IP block registered, as the IH would route it.
+ */
+#define FAKE_IRQ_CLIENT		0
+#define FAKE_IRQ_SRC		0xf0
+#define FAKE_GPUVM_FABRIC	BIT_ULL(56)
+#define FAKE_A			3
+#define FAKE_B			700
+
+struct fake_ring {
+	u32 head;
+	u32 tail;
+	u8 slot[AMDGPU_UALINK_RING_ENTRIES][AMDGPU_UALINK_MSG_SIZE];
+};
+
+struct fake_node {
+	struct amdgpu_device adev;
+	struct fake_node *peer;
+	u16 id;
+	bool irq_on;
+	int irq_sets;
+	int messages;
+	atomic_t shootdown_requests;
+	unsigned long last_exporter;
+	struct fake_ring rx;	/* the peer's ring here */
+};
+
+static struct fake_node *fake_node(void *adev)
+{
+	return container_of((struct amdgpu_device *)adev, struct fake_node, adev);
+}
+
+static struct fake_ring *fake_ring_at(void *priv, u16 peer)
+{
+	struct fake_node *self = fake_node(priv);
+
+	return peer == self->peer->id ? &self->peer->rx : NULL;
+}
+
+static void fake_raise(struct fake_node *to, u16 sender, u32 kind)
+{
+	struct amdgpu_irq_src *src =
+		to->adev.irq.client[FAKE_IRQ_CLIENT].sources[FAKE_IRQ_SRC];
+	struct amdgpu_iv_entry entry = {
+		.client_id = FAKE_IRQ_CLIENT,
+		.src_id = FAKE_IRQ_SRC,
+		.src_data = { sender, kind },
+	};
+
+	if (src && READ_ONCE(to->irq_on))
+		src->funcs->process(&to->adev, src, &entry);
+}
+
+static int fake_post(void *priv, u16 peer, unsigned int slot, const void *entry)
+{
+	struct fake_ring *ring = fake_ring_at(priv, peer);
+
+	if (!ring)
+		return -ENODEV;
+	memcpy(ring->slot[slot], entry, AMDGPU_UALINK_MSG_SIZE);
+	return 0;
+}
+
+static void fake_publish(void *priv, u16 peer, u32 head)
+{
+	struct fake_ring *ring = fake_ring_at(priv, peer);
+
+	if (!ring)
+		return;
+	/* the entries before the index that makes them visible */
+	smp_store_release(&ring->head, head);
+	fake_node(priv)->peer->messages++;
+	fake_raise(fake_node(priv)->peer, fake_node(priv)->id,
+		   AMDGPU_UALINK_IV_MESSAGE);
+}
+
+static u32 fake_peer_tail(void *priv, u16 peer)
+{
+	struct fake_ring *ring = fake_ring_at(priv, peer);
+
+	return ring ? READ_ONCE(ring->tail) : 0;
+}
+
+static u32 fake_rx_head(void *priv, u16 sender)
+{
+	struct fake_node *self = fake_node(priv);
+
+	/* pairs with the release in fake_publish(): entries after the index */
+	return sender == self->peer->id ? smp_load_acquire(&self->rx.head) : 0;
+}
+
+static void fake_rx_read(void *priv, u16 sender, unsigned int slot, void *entry)
+{
+	memcpy(entry, fake_node(priv)->rx.slot[slot], AMDGPU_UALINK_MSG_SIZE);
+}
+
+static void fake_rx_ack(void *priv, u16 sender, u32 tail)
+{
+	WRITE_ONCE(fake_node(priv)->rx.tail, tail);
+}
+
+static const struct amdgpu_ualink_mbox_ops fake_mbox = {
+	.post = fake_post,
+	.publish = fake_publish,
+	.peer_tail = fake_peer_tail,
+	.rx_head = fake_rx_head,
+	.rx_read = fake_rx_read,
+	.rx_ack = fake_rx_ack,
+};
+
+static int fake_pt_alloc(void *priv, unsigned int level,
+			 struct amdgpu_ualink_pt_table *t)
+{
+	unsigned long page = get_zeroed_page(GFP_KERNEL);
+
+	if (!page)
+		return -ENOMEM;
+	t->cpu = (u64 *)page;
+	t->addr = __pa(page);
+	return 0;
+}
+
+static void fake_pt_free(void *priv, unsigned int level,
+			 struct amdgpu_ualink_pt_table *t)
+{
+	free_page((unsigned long)t->cpu);
+}
+
+static const struct amdgpu_ualink_pt_ops fake_pt = {
+	.alloc_table = fake_pt_alloc,
+	.free_table = fake_pt_free,
+};
+
+static const struct amdgpu_ualink_pte_format fake_pte = {
+	.valid = BIT_ULL(0),
+	.huge = BIT_ULL(1),
+	.leaf = BIT_ULL(2),
+	.addr_mask = GENMASK_ULL(51, 12),
+};
+
+static u16 fake_accel_id(struct amdgpu_device *adev)
+{
+	return fake_node(adev)->id;
+}
+
+static bool fake_vpod(struct amdgpu_device *adev, u32 *vpod_id, u32 *vpod_size)
+{
+	*vpod_id = 9;
+	*vpod_size = 2;
+	return true;
+}
+
+static bool fake_member(struct amdgpu_device *adev, u16 peer)
+{
+	return peer == fake_node(adev)->peer->id;
+}
+
+static void fake_shootdown(struct amdgpu_device *adev, u16 importer, u64 npa,
+			   u64 size)
+{
+	fake_raise(fake_node(adev)->peer, fake_node(adev)->id,
+		   AMDGPU_UALINK_IV_SHOOTDOWN);
+}
+
+static void fake_shootdown_request(struct amdgpu_device *adev, u16 exporter)
+{
+	struct fake_node *self = fake_node(adev);
+
+	WRITE_ONCE(self->last_exporter, exporter);
+	atomic_inc(&self->shootdown_requests);
+}
+
+static int fake_irq_set(struct amdgpu_device *adev, bool enable)
+{
+	struct fake_node *self = fake_node(adev);
+
+	lockdep_assert_held(&adev->irq.lock);	/* amdgpu_irq_update()'s */
+	WRITE_ONCE(self->irq_on, enable);
+	self->irq_sets++;
+	return 0;
+}
+
+static const struct amdgpu_ualink_hw_funcs fake_hw = {
+	.mbox = &fake_mbox,
+	.pt = &fake_pt,
+	.pte = &fake_pte,
+	.accel_id = fake_accel_id,
+	.vpod = fake_vpod,
+	.member = fake_member,
+	.shootdown = fake_shootdown,
+	.shootdown_request = fake_shootdown_request,
+	.irq_set = fake_irq_set,
+	.irq_client = FAKE_IRQ_CLIENT,
+	.irq_src = FAKE_IRQ_SRC,
+	.gpuvm_pte_flags = FAKE_GPUVM_FABRIC,
+};
+
+static void fake_node_fini(void *data)
+{
+	amdgpu_irq_fini_sw(data);
+}
+
+/* What amdgpu's early init would have set up for the IP block. */
+static struct fake_node *fake_node_create(struct kunit *test, const char *name,
+					  u16 id)
+{
+	struct drm_device *drm = fake_drm(test, name, sizeof(struct fake_node),
+					  offsetof(struct fake_node, adev.ddev));
+	struct fake_node *node = container_of(drm, struct fake_node, adev.ddev);
+
+	node->id = id;
+	spin_lock_init(&node->adev.irq.lock);
+	node->adev.irq.installed = true;
+	spin_lock_init(&node->adev.mman.bdev.lru_lock);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fake_node_fini,
+							&node->adev), 0);
+	return node;
+}
+
+static const struct amd_ip_funcs *fake_ip(struct fake_node *node)
+{
+	return node->adev.ip_blocks[0].version->funcs;
+}
+
+static u32 fake_state(struct kunit *test, struct fake_node *node)
+{
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
+
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&node->adev.ddev,
+							 &args, NULL), 0);
+	return args.u.info.state;
+}
+
+/* An unknown handle of @exporter, imported on @importer. */
+static int fake_import(struct fake_node *importer, struct fake_node *exporter)
+{
+	struct drm_amdgpu_ualink args = {
+		.op = AMDGPU_UALINK_OP_IMPORT,
+		.u.imp.handle = { .lo = (0x1234ULL << 10) | exporter->id,
+				  .hi = 0x77 },
+	};
+
+	return amdgpu_ualink_ioctl_amdgpu(&importer->adev.ddev, &args, NULL);
+}
+
+/*
+ * The UALink IP block through amdgpu's life cycle: added, sw_init (core,
+ * NPA manager, interrupt source), hw_init (interrupt enabled, active),
+ * mailbox round trips between the two devices through their interrupt
+ * sources, a shootdown request, suspend and resume, a GPU reset, hw_fini
+ * and sw_fini.
+ */
+static void ualink_amdgpu_ip_block(struct kunit *test)
+{
+	struct fake_node *a = fake_node_create(test, "ualink-fake-a", FAKE_A);
+	struct fake_node *b = fake_node_create(test, "ualink-fake-b", FAKE_B);
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
+	struct amdgpu_ualink *ualink;
+	int messages;
+
+	a->peer = b;
+	b->peer = a;
+
+	/* added: the state exists, the core does not yet */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ip_block_add(&a->adev, &fake_hw), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ip_block_add(&b->adev, &fake_hw), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ip_block_add(&a->adev, &fake_hw),
+			-EEXIST);
+	KUNIT_ASSERT_EQ(test, a->adev.num_ip_blocks, 1);
+	KUNIT_EXPECT_EQ(test, a->adev.ip_blocks[0].version->type,
+			AMD_IP_BLOCK_TYPE_UALINK);
+	ualink = a->adev.ualink;
+	KUNIT_ASSERT_NOT_NULL(test, ualink);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&a->adev.ddev, &args,
+							 NULL), -EOPNOTSUPP);
+
+	/* sw_init: the core, the NPA manager, the interrupt source */
+	KUNIT_ASSERT_EQ(test, fake_ip(a)->sw_init(&a->adev), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(b)->sw_init(&b->adev), 0);
+	KUNIT_EXPECT_PTR_EQ(test,
+			    a->adev.irq.client[FAKE_IRQ_CLIENT].sources[FAKE_IRQ_SRC],
+			    &ualink->irq);
+	KUNIT_EXPECT_PTR_EQ(test, ttm_manager_type(&a->adev.mman.bdev,
+						   AMDGPU_PL_NPA),
+			    &ualink->pool.manager);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_gpuvm_pte_flags(&a->adev),
+			FAKE_GPUVM_FABRIC);
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_OFFLINE);
+	KUNIT_EXPECT_FALSE(test, a->irq_on);
+
+	/* hw_init: interrupt on, active */
+	KUNIT_ASSERT_EQ(test, fake_ip(a)->hw_init(&a->adev), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(b)->hw_init(&b->adev), 0);
+	KUNIT_EXPECT_TRUE(test, a->irq_on);
+	KUNIT_EXPECT_EQ(test, a->irq_sets, 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&a->adev.ddev, &args,
+							 NULL), 0);
+	KUNIT_EXPECT_EQ(test, args.u.info.accel_id, FAKE_A);
+	KUNIT_EXPECT_EQ(test, args.u.info.vpod_id, 9);
+	KUNIT_EXPECT_EQ(test, args.u.info.vpod_size, 2);
+	KUNIT_EXPECT_EQ(test, args.u.info.state, AMDGPU_UALINK_STATE_ACTIVE);
+
+	/*
+	 * B asks A for a handle A never made: the request reaches A and the
+	 * answer reaches B only through their interrupt sources.
+	 */
+	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
+	KUNIT_EXPECT_GE(test, a->messages, 1);
+	KUNIT_EXPECT_GE(test, b->messages, 1);
+
+	/* a shootdown request: acknowledged in the handler, served in work */
+	fake_shootdown(&b->adev, FAKE_A, 0, SZ_4K);
+	flush_work(&ualink->shootdown_work);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->shootdown_requests), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(a->last_exporter), FAKE_B);
+
+	/* suspend: out of the pod, interrupt off; B's ioctl refuses imports */
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->suspend(&b->adev), 0);
+	KUNIT_EXPECT_FALSE(test, b->irq_on);
+	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_OFFLINE);
+	KUNIT_EXPECT_EQ(test, fake_import(b, a), -EOPNOTSUPP);
+	/* resume: back, and round trips work again */
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->resume(&b->adev), 0);
+	KUNIT_EXPECT_TRUE(test, b->irq_on);
+	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_ACTIVE);
+	messages = a->messages;
+	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
+	KUNIT_EXPECT_GT(test, a->messages, messages);
+
+	/* a GPU reset of A: the IP blocks are suspended and resumed inside */
+	amdgpu_ualink_pre_reset(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
+	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);	/* A refuses */
+	amdgpu_ualink_post_reset(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
+
+	/* the end: interrupt off, the core and the NPA manager gone */
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->hw_fini(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->hw_fini(&b->adev), 0);
+	KUNIT_EXPECT_FALSE(test, a->irq_on);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->sw_fini(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->sw_fini(&b->adev), 0);
+	KUNIT_EXPECT_NULL(test, ttm_manager_type(&a->adev.mman.bdev,
+						 AMDGPU_PL_NPA));
+	memset(&args.u, 0, sizeof(args.u));
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&a->adev.ddev, &args,
+							 NULL), -EOPNOTSUPP);
+}
+
 static struct kunit_case amdgpu_ualink_amdgpu_cases[] = {
 	KUNIT_CASE(ualink_amdgpu_ioctl_without_ualink),
 	KUNIT_CASE(ualink_amdgpu_export_refusals),
 	KUNIT_CASE(ualink_amdgpu_npa_placement),
+	KUNIT_CASE(ualink_amdgpu_import_bo),
+	KUNIT_CASE(ualink_amdgpu_ip_block),
 	{}
 };
 

@@ -52,7 +52,7 @@ build_no_ualink() {
 	[ -f "$on/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" ] &&
 	[ ! -e "$on/drivers/gpu/drm/amd/amdgpu/ualink/amdgpu_ualink.ko" ] ||
 		{ echo "amdgpu.ko missing, or the core built though UALink is off"; return 1; }
-	! grep -E '^[^ ]+: warning:' "$log/no-ualink-build.out" | grep -E 'amd/amdgpu/(amdgpu_(drv|gem|device|object|ttm)\.c|ualink/)'
+	! grep -E '^[^ ]+: warning:' "$log/no-ualink-build.out" | grep -E 'amd/amdgpu/(amdgpu_(device|dma_buf|drv|gem|object|ttm|vm)\.c|ualink/)'
 }
 
 # W=1 and sparse on our objects and the .c files patches/ touches: remove

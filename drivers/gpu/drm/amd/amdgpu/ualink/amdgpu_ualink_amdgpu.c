@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
 #include <linux/cleanup.h>
-#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
+#include <linux/pm_runtime.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_managed.h>
-#include <drm/drm_prime.h>
 #include <drm/ttm/ttm_bo.h>
 
 #include "amdgpu.h"
@@ -31,7 +31,8 @@
  * The UALink IP block: an IP enablement that finds a UALink IP adds it
  * with amdgpu_ualink_ip_block_add() and the IP's &struct
  * amdgpu_ualink_hw_funcs, after the GMC block (the NPA placement needs
- * TTM). That allocates the device's &struct amdgpu_ualink and points
+ * TTM) and the IH block (suspend waits for shootdown acknowledgements).
+ * That allocates the device's &struct amdgpu_ualink and points
  * &amdgpu_device.ualink at it; every other device keeps the pointer NULL,
  * allocates nothing, and answers the UALink ioctl with -EOPNOTSUPP after
  * the shared argument checks. No GPU this kernel supports has a UALink IP,
@@ -40,15 +41,22 @@
  * it is here.
  *
  * Life cycle, as amdgpu's IP blocks have it: sw_init sets up the core (NPA
- * page tables, mailbox, the %AMDGPU_PL_NPA manager) and registers the
- * interrupt source; hw_init enables the interrupt and makes the device
- * active in the pod; hw_fini and suspend take it out of the pod (a new
- * mailbox generation, every grant dropped and unpinned, every import
+ * page tables, mailbox, the %AMDGPU_PL_NPA manager), registers the
+ * interrupt source and keeps the device from runtime suspend (peers use
+ * its memory unseen); hw_init has the IP programmed
+ * (&amdgpu_ualink_hw_funcs.hw_init), enables the interrupt and lets the
+ * device take part (peers re-handshake with the mailbox generation it
+ * started when it left); hw_fini and suspend take it out of the pod (a
+ * new mailbox generation, every grant dropped and unpinned, every import
  * revoked: amdgpu_ualink_dev_reset(); peers clean up when they hear of
  * it) and disable the interrupt; resume is hw_init; sw_fini takes the core
- * down. A GPU reset does the same around the reset, beside amdkfd's hooks:
- * amdgpu_ualink_pre_reset() before it, amdgpu_ualink_post_reset() after.
- * Exports survive all of these; imports do not.
+ * down. System suspend leaves the pod earlier, before VRAM is evicted
+ * (amdgpu_ualink_suspend()), so that unpinned exports are saved. A GPU
+ * reset refuses peers from amdgpu_ualink_pre_reset() on, beside amdkfd's
+ * hook, leaves the pod from a worker (revoking waits for GPU work the
+ * reset may have to end) and takes part again after
+ * amdgpu_ualink_post_reset() and that worker. Exports survive all of
+ * these; imports do not.
  *
  * Interrupts: the IP raises one interrupt source for incoming mailbox
  * messages and shootdown requests; its handler, in hard-IRQ context, only
@@ -68,10 +76,12 @@
  * import and device, one dma-buf per buffer (the core's, with dynamic
  * attachments; PRIME export of the buffer returns it and PRIME import of
  * it gives the buffer back). GPUVM maps it at its NPA, with the IP's
- * &amdgpu_ualink_hw_funcs.gpuvm_pte_flags. Revocation is the NPA pool's
- * move to a dead resource, which reaches amdgpu_bo_move_notify(): VM
- * mappings are invalidated (the next VM update writes invalid entries)
- * and the dma-buf's importers hear move_notify.
+ * &amdgpu_ualink_hw_funcs.gpuvm_pte_flags. Revocation waits for the GPU
+ * work on the buffer, then is the NPA pool's move to a dead resource,
+ * which reaches amdgpu_bo_move_notify(): VM mappings are invalidated (the
+ * next VM update writes invalid entries) and the dma-buf's importers hear
+ * move_notify. The range goes back to the exporter when TTM frees the
+ * buffer, that is once it is idle.
  */
 
 /* &amdgpu_iv_entry.src_data[1] of a UALink interrupt */
@@ -106,10 +116,19 @@ struct amdgpu_ualink {
 	 * against its going (&amdgpu_ualink_import.obj)
 	 */
 	struct mutex import_lock;
-	/** @state_lock: protects @hw_up and the changes of @state */
+	/** @leave_work: leaves the pod for a GPU reset, see @leaving */
+	struct work_struct leave_work;
+	/**
+	 * @state_lock: protects @hw_up, @in_reset, @leaving and the changes
+	 * of @state
+	 */
 	struct mutex state_lock;
 	/** @hw_up: between hw_init (or resume) and hw_fini (or suspend) */
 	bool hw_up;
+	/** @in_reset: between amdgpu_ualink_pre_reset() and _post_reset() */
+	bool in_reset;
+	/** @leaving: @leave_work is queued or running */
+	bool leaving;
 	/**
 	 * @state: an AMDGPU_UALINK_STATE_* value; written under
 	 * @state_lock, read without it
@@ -134,8 +153,13 @@ struct amdgpu_ualink {
 struct amdgpu_ualink_bo {
 	/** @ref: the maker's and the buffer's */
 	struct kref ref;
-	/** @imp: the import; the buffer's reference, put with its GEM object */
+	/** @imp: the import */
 	struct amdgpu_ualink_import *imp;
+	/**
+	 * @owns_imp: the buffer exists and holds the reference to @imp, put
+	 * when TTM frees it: once the GPU is done with it
+	 */
+	bool owns_imp;
 	/** @revoked: revoked; under the buffer's reservation */
 	bool revoked;
 	/** @slot: the import's dma-buf */
@@ -242,9 +266,10 @@ static void amdgpu_ualink_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 
 /*
  * Revocation: the NPA pool's move to a dead resource, whose notification
- * invalidates the VM mappings and the dma-buf's attachments. Work in
- * flight that still uses the old entries reaches a range the exporter no
- * longer serves and faults there; nothing of ours is at risk.
+ * invalidates the VM mappings and the dma-buf's attachments. It waits for
+ * the GPU work that uses the buffer first: the exporter hears the range is
+ * released when this returns, and may grant it to someone else. (A GPU
+ * reset revokes from a worker, whose wait the reset ends.)
  */
 static void amdgpu_ualink_revoke(void *priv, void *obj)
 {
@@ -252,6 +277,8 @@ static void amdgpu_ualink_revoke(void *priv, void *obj)
 	struct amdgpu_bo *abo = obj;
 
 	WARN_ON(amdgpu_bo_reserve(abo, true));
+	dma_resv_wait_timeout(abo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
+			      false, MAX_SCHEDULE_TIMEOUT);
 	abo->ualink->revoked = true;
 	amdgpu_bo_placement_from_domain(abo, AMDGPU_GEM_DOMAIN_NPA);
 	WARN_ON(ttm_bo_validate(&abo->tbo, &abo->placement, &ctx));
@@ -366,6 +393,7 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 		goto out_put;
 	}
 	amdgpu_ualink_dmabuf_slot_init(&ub->slot, &abo->tbo.base);
+	ub->owns_imp = true;
 	/* the buffer holds @imp from here; revoked at once if it died */
 	amdgpu_ualink_import_set_obj(imp, abo);
 	mutex_unlock(&ualink->import_lock);
@@ -377,47 +405,20 @@ out_put:
 	return abo;
 }
 
-/* A dma-buf fd of a buffer of our own, through PRIME (and its cache). */
-static int amdgpu_ualink_local_fd(struct amdgpu_ualink *ualink,
-				  struct drm_file *file, struct amdgpu_bo *abo,
-				  u32 flags)
-{
-	int fd, ret;
-	u32 handle;
-
-	ret = drm_gem_handle_create(file, &abo->tbo.base, &handle);
-	if (!ret) {
-		ret = drm_gem_prime_handle_to_fd(adev_to_drm(ualink->adev), file,
-						 handle, O_RDWR |
-						 (flags & AMDGPU_UALINK_IMPORT_CLOEXEC ?
-						  O_CLOEXEC : 0), &fd);
-		drm_gem_handle_delete(file, handle);
-	}
-	drm_gem_object_put(&abo->tbo.base);
-	return ret ?: fd;
-}
-
 static int amdgpu_ualink_import_fd(void *priv, struct drm_file *file,
 				   struct amdgpu_ualink_import *imp, void *local,
 				   u32 flags)
 {
-	struct amdgpu_ualink *ualink = to_ualink(priv);
-	struct dma_buf *dma_buf;
-	struct amdgpu_bo *abo;
+	struct amdgpu_bo *abo = local;
 	int fd;
 
 	if (!imp)
-		return amdgpu_ualink_local_fd(ualink, file, local, flags);
-	abo = amdgpu_ualink_import_bo(ualink, imp);
+		return amdgpu_ualink_gem_fd(file, &abo->tbo.base, flags);
+	abo = amdgpu_ualink_import_bo(to_ualink(priv), imp);
 	if (IS_ERR(abo))
 		return PTR_ERR(abo);
-	dma_buf = amdgpu_ualink_dmabuf_get(&abo->ualink->slot, O_RDWR);
+	fd = amdgpu_ualink_dmabuf_fd(&abo->ualink->slot, flags);
 	drm_gem_object_put(&abo->tbo.base);
-	if (IS_ERR(dma_buf))
-		return PTR_ERR(dma_buf);
-	fd = dma_buf_fd(dma_buf, flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
-	if (fd < 0)
-		dma_buf_put(dma_buf);
 	return fd;
 }
 
@@ -492,8 +493,10 @@ void amdgpu_ualink_gem_handles_gone(struct drm_gem_object *obj)
  * amdgpu_ualink_gem_free - the last GEM reference to a buffer is gone
  * @abo: the buffer
  *
- * Ends an export made after the last handle went, and lets go of an
- * import.
+ * Ends an export made after the last handle went. An import forgets the
+ * buffer, so that importing the handle again makes a new one; the import
+ * itself is let go when TTM frees the buffer (amdgpu_ualink_bo_destroy()),
+ * after the GPU work still using it.
  */
 void amdgpu_ualink_gem_free(struct amdgpu_bo *abo)
 {
@@ -511,7 +514,6 @@ void amdgpu_ualink_gem_free(struct amdgpu_bo *abo)
 	if (ub->imp->obj == abo)
 		amdgpu_ualink_import_set_obj(ub->imp, NULL);
 	mutex_unlock(&ualink->import_lock);
-	amdgpu_ualink_import_put(ub->imp);
 }
 
 /**
@@ -530,7 +532,9 @@ void amdgpu_ualink_bo_init(struct amdgpu_bo *abo,
 
 /**
  * amdgpu_ualink_bo_destroy - TTM frees a buffer
- * @abo: the buffer
+ * @abo: the buffer, idle
+ *
+ * An import's range goes back to its exporter here (NPA_RELEASE).
  */
 void amdgpu_ualink_bo_destroy(struct amdgpu_bo *abo)
 {
@@ -538,6 +542,8 @@ void amdgpu_ualink_bo_destroy(struct amdgpu_bo *abo)
 
 	if (!ub)
 		return;
+	if (ub->owns_imp)
+		amdgpu_ualink_import_put(ub->imp);
 	if (ub->slot.obj)
 		amdgpu_ualink_dmabuf_slot_fini(&ub->slot);
 	kref_put(&ub->ref, amdgpu_ualink_bo_free);
@@ -576,7 +582,8 @@ struct dma_buf *amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo, int flags)
  * @dma_buf: any dma-buf
  *
  * Returns: with a new reference, the buffer @dma_buf is the dma-buf of if
- * it is an import of @dev, otherwise NULL.
+ * it is an import of @dev; ERR_PTR(-EXDEV) if it is an import of another
+ * device; NULL if it is no import's.
  */
 struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 						      struct dma_buf *dma_buf)
@@ -637,14 +644,45 @@ static void amdgpu_ualink_shootdown_work(struct work_struct *work)
 			ualink->hw->shootdown_request(ualink->adev, exporter);
 }
 
-/* Leave the pod: grants dropped, imports revoked, peers told. */
+/*
+ * Leave the pod: grants dropped, imports revoked, peers told. The state
+ * changes first, so that member() refuses peers while it happens.
+ */
 static void amdgpu_ualink_leave(struct amdgpu_ualink *ualink, u32 state)
 {
+	u32 old = ualink->state;
+
 	lockdep_assert_held(&ualink->state_lock);
-	if (ualink->state == AMDGPU_UALINK_STATE_ACTIVE)
-		amdgpu_ualink_dev_reset(&ualink->udev);
-	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
+	if (old != AMDGPU_UALINK_STATE_RESETTING)
 		WRITE_ONCE(ualink->state, state);
+	if (old == AMDGPU_UALINK_STATE_ACTIVE)
+		amdgpu_ualink_dev_reset(&ualink->udev);
+}
+
+/* What a device takes part as once nothing keeps it out. */
+static void amdgpu_ualink_settle(struct amdgpu_ualink *ualink)
+{
+	lockdep_assert_held(&ualink->state_lock);
+	if (ualink->state == AMDGPU_UALINK_STATE_RESETTING &&
+	    !ualink->in_reset && !ualink->leaving)
+		WRITE_ONCE(ualink->state, ualink->hw_up ?
+			   AMDGPU_UALINK_STATE_ACTIVE :
+			   AMDGPU_UALINK_STATE_OFFLINE);
+}
+
+/*
+ * A GPU reset's leaving, in a worker: revoking reserves buffers and waits
+ * for their GPU work, which the reset may have to end first.
+ */
+static void amdgpu_ualink_leave_work(struct work_struct *work)
+{
+	struct amdgpu_ualink *ualink =
+		container_of(work, struct amdgpu_ualink, leave_work);
+
+	amdgpu_ualink_dev_reset(&ualink->udev);
+	guard(mutex)(&ualink->state_lock);
+	ualink->leaving = false;
+	amdgpu_ualink_settle(ualink);
 }
 
 static int amdgpu_ualink_sw_init(void *handle)
@@ -671,6 +709,11 @@ static int amdgpu_ualink_sw_init(void *handle)
 	ret = amdgpu_irq_add_id(adev, hw->irq_client, hw->irq_src, &ualink->irq);
 	if (ret)
 		goto err_pool;
+	/*
+	 * Peers reach our memory without this kernel seeing it: a device in a
+	 * pod must not runtime-suspend, which would take it out of the pod.
+	 */
+	pm_runtime_get_noresume(adev_to_drm(adev)->dev);
 	WRITE_ONCE(ualink->sw_up, true);
 	return 0;
 
@@ -690,7 +733,12 @@ static int amdgpu_ualink_sw_fini(void *handle)
 	struct amdgpu_ualink *ualink = adev->ualink;
 
 	WRITE_ONCE(ualink->sw_up, false);
+	flush_work(&ualink->leave_work);
 	cancel_work_sync(&ualink->shootdown_work);
+	/* imports whose destruction TTM delayed until they were idle */
+	if (adev->mman.bdev.wq)
+		flush_workqueue(adev->mman.bdev.wq);
+	pm_runtime_put_noidle(adev_to_drm(adev)->dev);
 	WARN_ON(amdgpu_ualink_npa_pool_fini(&ualink->pool, &adev->mman.bdev,
 					    AMDGPU_PL_NPA));
 	amdgpu_ualink_dev_fini(&ualink->udev);
@@ -707,9 +755,17 @@ static int amdgpu_ualink_hw_init(void *handle)
 	guard(mutex)(&ualink->state_lock);
 	if (ualink->hw_up)
 		return 0;
+	if (ualink->hw->hw_init) {
+		ret = ualink->hw->hw_init(adev);
+		if (ret)
+			return ret;
+	}
 	ret = amdgpu_irq_get(adev, &ualink->irq, 0);
-	if (ret)
+	if (ret) {
+		if (ualink->hw->hw_fini)
+			ualink->hw->hw_fini(adev);
 		return ret;
+	}
 	ualink->hw_up = true;
 	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
 		WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
@@ -726,6 +782,9 @@ static int amdgpu_ualink_hw_fini(void *handle)
 	if (ualink->hw_up) {
 		ualink->hw_up = false;
 		WARN_ON(amdgpu_irq_put(adev, &ualink->irq, 0));
+		cancel_work_sync(&ualink->shootdown_work);
+		if (ualink->hw->hw_fini)
+			ualink->hw->hw_fini(adev);
 	}
 	return 0;
 }
@@ -779,6 +838,7 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 	ualink->hw = hw;
 	ualink->state = AMDGPU_UALINK_STATE_OFFLINE;
 	INIT_WORK(&ualink->shootdown_work, amdgpu_ualink_shootdown_work);
+	INIT_WORK(&ualink->leave_work, amdgpu_ualink_leave_work);
 	ret = amdgpu_device_ip_block_add(adev, &amdgpu_ualink_ip_block);
 	if (ret)
 		return ret;
@@ -787,8 +847,30 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 }
 
 /**
- * amdgpu_ualink_pre_reset - a GPU reset begins: tell peers, revoke
+ * amdgpu_ualink_suspend - the device is about to suspend: leave the pod
  * @adev: the device
+ *
+ * From amdgpu_device_suspend(), before VRAM is evicted, so that exports
+ * are unpinned by then and their contents survive; the IP block's suspend
+ * comes later and finds the device out of the pod already.
+ */
+void amdgpu_ualink_suspend(struct amdgpu_device *adev)
+{
+	struct amdgpu_ualink *ualink = adev->ualink;
+
+	if (!ualink || !ualink->sw_up)
+		return;
+	guard(mutex)(&ualink->state_lock);
+	amdgpu_ualink_leave(ualink, AMDGPU_UALINK_STATE_OFFLINE);
+}
+
+/**
+ * amdgpu_ualink_pre_reset - a GPU reset begins: refuse peers, then leave
+ * @adev: the device
+ *
+ * The device stops granting at once; grants are dropped, imports revoked
+ * and peers told from a worker, since revoking waits for buffers that the
+ * hung work may hold until the reset ends it.
  */
 void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 {
@@ -797,12 +879,19 @@ void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 	if (!ualink || !ualink->sw_up)
 		return;
 	guard(mutex)(&ualink->state_lock);
-	amdgpu_ualink_leave(ualink, AMDGPU_UALINK_STATE_RESETTING);
+	ualink->in_reset = true;
+	if (ualink->state == AMDGPU_UALINK_STATE_ACTIVE && !ualink->leaving) {
+		ualink->leaving = true;
+		schedule_work(&ualink->leave_work);
+	}
+	WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_RESETTING);
 }
 
 /**
  * amdgpu_ualink_post_reset - the GPU reset is over: take part again
  * @adev: the device; peers re-handshake with its new generation
+ *
+ * Active again once the worker of amdgpu_ualink_pre_reset() is done too.
  */
 void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 {
@@ -811,8 +900,8 @@ void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 	if (!ualink || !ualink->sw_up)
 		return;
 	guard(mutex)(&ualink->state_lock);
-	WRITE_ONCE(ualink->state, ualink->hw_up ? AMDGPU_UALINK_STATE_ACTIVE :
-						  AMDGPU_UALINK_STATE_OFFLINE);
+	ualink->in_reset = false;
+	amdgpu_ualink_settle(ualink);
 }
 
 #if IS_ENABLED(CONFIG_DRM_AMDGPU_UALINK_AMDGPU_KUNIT_TEST)

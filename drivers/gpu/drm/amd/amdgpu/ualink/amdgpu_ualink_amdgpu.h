@@ -37,6 +37,13 @@ struct amdgpu_ualink_hw_funcs {
 	const struct amdgpu_ualink_pt_ops *pt;
 	/** @pte: the IP's page-table entry format */
 	const struct amdgpu_ualink_pte_format *pte;
+	/**
+	 * @hw_init: optional; program the IP (page-table root, receive
+	 * rings, interrupt routing) at init, on resume and after a reset
+	 */
+	int (*hw_init)(struct amdgpu_device *adev);
+	/** @hw_fini: optional; quiesce the IP before suspend or teardown */
+	void (*hw_fini)(struct amdgpu_device *adev);
 	/** @accel_id: our accelerator ID, from firmware */
 	u16 (*accel_id)(struct amdgpu_device *adev);
 	/**
@@ -75,6 +82,7 @@ struct amdgpu_ualink_hw_funcs {
 
 int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 			       const struct amdgpu_ualink_hw_funcs *hw);
+void amdgpu_ualink_suspend(struct amdgpu_device *adev);
 void amdgpu_ualink_pre_reset(struct amdgpu_device *adev);
 void amdgpu_ualink_post_reset(struct amdgpu_device *adev);
 int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev, void *data,
@@ -92,6 +100,10 @@ struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev);
 
 #else
+
+static inline void amdgpu_ualink_suspend(struct amdgpu_device *adev)
+{
+}
 
 static inline void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 {

@@ -11,6 +11,8 @@
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
 
+#include <uapi/drm/amdgpu_ualink.h>
+
 #include "amdgpu_ualink_dmabuf.h"
 
 /**
@@ -201,6 +203,60 @@ out:
 	return dma_buf;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_get);
+
+/**
+ * amdgpu_ualink_dmabuf_fd - a file descriptor of an import's dma-buf
+ * @slot: the import's slot
+ * @flags: %AMDGPU_UALINK_IMPORT_CLOEXEC or 0
+ *
+ * For the UALink import ioctl: the dma-buf of amdgpu_ualink_dmabuf_get(),
+ * read-write, in a new file descriptor of the caller.
+ *
+ * Returns: the file descriptor, or a negative errno.
+ */
+int amdgpu_ualink_dmabuf_fd(struct amdgpu_ualink_dmabuf_slot *slot, u32 flags)
+{
+	struct dma_buf *dma_buf = amdgpu_ualink_dmabuf_get(slot, O_RDWR);
+	int fd;
+
+	if (IS_ERR(dma_buf))
+		return PTR_ERR(dma_buf);
+	fd = dma_buf_fd(dma_buf, flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
+	if (fd < 0)
+		dma_buf_put(dma_buf);
+	return fd;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_fd);
+
+/**
+ * amdgpu_ualink_gem_fd - a PRIME file descriptor of a buffer of our own
+ * @file: the caller's DRM file
+ * @obj: the buffer; the caller's reference is consumed
+ * @flags: %AMDGPU_UALINK_IMPORT_CLOEXEC or 0
+ *
+ * For the UALink import ioctl given a handle of an export of the same
+ * device: the buffer's PRIME dma-buf (and its cache), read-write, through
+ * a GEM handle that is gone again when this returns.
+ *
+ * Returns: the file descriptor, or a negative errno.
+ */
+int amdgpu_ualink_gem_fd(struct drm_file *file, struct drm_gem_object *obj,
+			 u32 flags)
+{
+	int fd, ret;
+	u32 handle;
+
+	ret = drm_gem_handle_create(file, obj, &handle);
+	if (!ret) {
+		ret = drm_gem_prime_handle_to_fd(obj->dev, file, handle, O_RDWR |
+						 (flags & AMDGPU_UALINK_IMPORT_CLOEXEC ?
+						  O_CLOEXEC : 0), &fd);
+		drm_gem_handle_delete(file, handle);
+	}
+	drm_gem_object_put(obj);
+	return ret ?: fd;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_gem_fd);
 
 /**
  * amdgpu_ualink_dmabuf_import - PRIME import of an imported buffer's dma-buf

@@ -9,6 +9,7 @@
 
 struct dma_buf;
 struct drm_device;
+struct drm_file;
 struct drm_gem_object;
 
 /**
@@ -32,6 +33,9 @@ void amdgpu_ualink_dmabuf_slot_init(struct amdgpu_ualink_dmabuf_slot *slot,
 void amdgpu_ualink_dmabuf_slot_fini(struct amdgpu_ualink_dmabuf_slot *slot);
 struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 					 int flags);
+int amdgpu_ualink_dmabuf_fd(struct amdgpu_ualink_dmabuf_slot *slot, u32 flags);
+int amdgpu_ualink_gem_fd(struct drm_file *file, struct drm_gem_object *obj,
+			 u32 flags);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,
 						   struct dma_buf *dma_buf);
 void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot);

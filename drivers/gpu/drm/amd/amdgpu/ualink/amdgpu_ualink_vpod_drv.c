@@ -471,45 +471,20 @@ static void vpod_put(void *priv, void *obj)
 	drm_gem_object_put(&bo->tbo.base);
 }
 
-/* A dma-buf fd of our own buffer, through PRIME (and its cache). */
-static int vpod_local_fd(struct amdgpu_ualink_vpod_drm *vdev,
-			 struct drm_file *file, struct vpod_bo *bo, u32 flags)
-{
-	int fd, ret;
-	u32 handle;
-
-	ret = drm_gem_handle_create(file, &bo->tbo.base, &handle);
-	if (!ret) {
-		ret = drm_gem_prime_handle_to_fd(&vdev->drm, file, handle,
-						 O_RDWR | (flags & AMDGPU_UALINK_IMPORT_CLOEXEC ?
-							   O_CLOEXEC : 0), &fd);
-		drm_gem_handle_delete(file, handle);
-	}
-	drm_gem_object_put(&bo->tbo.base);
-	return ret ?: fd;
-}
-
 static int vpod_import_fd(void *priv, struct drm_file *file,
 			  struct amdgpu_ualink_import *imp, void *local,
 			  u32 flags)
 {
-	struct amdgpu_ualink_vpod_drm *vdev = priv;
-	struct dma_buf *dma_buf;
-	struct vpod_bo *bo;
+	struct vpod_bo *bo = local;
 	int fd;
 
 	if (!imp)
-		return vpod_local_fd(vdev, file, local, flags);
-	bo = vpod_import_bo(vdev, imp);
+		return amdgpu_ualink_gem_fd(file, &bo->tbo.base, flags);
+	bo = vpod_import_bo(priv, imp);
 	if (IS_ERR(bo))
 		return PTR_ERR(bo);
-	dma_buf = amdgpu_ualink_dmabuf_get(&bo->slot, O_RDWR);
+	fd = amdgpu_ualink_dmabuf_fd(&bo->slot, flags);
 	drm_gem_object_put(&bo->tbo.base);
-	if (IS_ERR(dma_buf))
-		return PTR_ERR(dma_buf);
-	fd = dma_buf_fd(dma_buf, flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
-	if (fd < 0)
-		dma_buf_put(dma_buf);
 	return fd;
 }
 

@@ -254,6 +254,8 @@ struct fake_node {
 	u16 id;
 	bool irq_on;
 	int irq_sets;
+	int hw_inits;
+	int hw_finis;
 	int messages;
 	atomic_t shootdown_requests;
 	unsigned long last_exporter;
@@ -373,6 +375,17 @@ static const struct amdgpu_ualink_pte_format fake_pte = {
 	.addr_mask = GENMASK_ULL(51, 12),
 };
 
+static int fake_hw_init(struct amdgpu_device *adev)
+{
+	fake_node(adev)->hw_inits++;
+	return 0;
+}
+
+static void fake_hw_fini(struct amdgpu_device *adev)
+{
+	fake_node(adev)->hw_finis++;
+}
+
 static u16 fake_accel_id(struct amdgpu_device *adev)
 {
 	return fake_node(adev)->id;
@@ -419,6 +432,8 @@ static const struct amdgpu_ualink_hw_funcs fake_hw = {
 	.mbox = &fake_mbox,
 	.pt = &fake_pt,
 	.pte = &fake_pte,
+	.hw_init = fake_hw_init,
+	.hw_fini = fake_hw_fini,
 	.accel_id = fake_accel_id,
 	.vpod = fake_vpod,
 	.member = fake_member,
@@ -528,6 +543,7 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, fake_ip(b)->hw_init(&b->adev), 0);
 	KUNIT_EXPECT_TRUE(test, a->irq_on);
 	KUNIT_EXPECT_EQ(test, a->irq_sets, 1);
+	KUNIT_EXPECT_EQ(test, a->hw_inits, 1);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&a->adev.ddev, &args,
 							 NULL), 0);
 	KUNIT_EXPECT_EQ(test, args.u.info.accel_id, FAKE_A);
@@ -552,24 +568,41 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	/* suspend: out of the pod, interrupt off; B's ioctl refuses imports */
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->suspend(&b->adev), 0);
 	KUNIT_EXPECT_FALSE(test, b->irq_on);
+	KUNIT_EXPECT_EQ(test, b->hw_finis, 1);
 	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_OFFLINE);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -EOPNOTSUPP);
 	/* resume: back, and round trips work again */
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->resume(&b->adev), 0);
 	KUNIT_EXPECT_TRUE(test, b->irq_on);
+	KUNIT_EXPECT_EQ(test, b->hw_inits, 2);
 	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_ACTIVE);
 	messages = a->messages;
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
 	KUNIT_EXPECT_GT(test, a->messages, messages);
 
-	/* a GPU reset of A: the IP blocks are suspended and resumed inside */
+	/*
+	 * A GPU reset of A: it refuses peers at once and leaves the pod from
+	 * a worker; the IP blocks are suspended and resumed inside the reset.
+	 */
 	amdgpu_ualink_pre_reset(&a->adev);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
+	flush_work(&ualink->leave_work);	/* left: still resetting */
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);	/* A refuses */
 	amdgpu_ualink_post_reset(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
+
+	/* system suspend leaves the pod before the IP block's suspend */
+	amdgpu_ualink_suspend(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_OFFLINE);
+	KUNIT_EXPECT_TRUE(test, a->irq_on);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
+	KUNIT_EXPECT_FALSE(test, a->irq_on);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_ACTIVE);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
 
@@ -577,6 +610,7 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->hw_fini(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->hw_fini(&b->adev), 0);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
+	KUNIT_EXPECT_EQ(test, a->hw_finis, a->hw_inits);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->sw_fini(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->sw_fini(&b->adev), 0);
 	KUNIT_EXPECT_NULL(test, ttm_manager_type(&a->adev.mman.bdev,

@@ -27,6 +27,8 @@
 
 #include <drm/drm_kunit_helpers.h>
 
+#include "amdgpu_ualink_test_pt.h"
+
 /*
  * A DRM device embedded at @offset of a zeroed struct of @size, on a
  * device of its own called @name. The container is found with
@@ -345,36 +347,6 @@ static const struct amdgpu_ualink_mbox_ops fake_mbox = {
 	.rx_ack = fake_rx_ack,
 };
 
-static int fake_pt_alloc(void *priv, unsigned int level,
-			 struct amdgpu_ualink_pt_table *t)
-{
-	unsigned long page = get_zeroed_page(GFP_KERNEL);
-
-	if (!page)
-		return -ENOMEM;
-	t->cpu = (u64 *)page;
-	t->addr = __pa(page);
-	return 0;
-}
-
-static void fake_pt_free(void *priv, unsigned int level,
-			 struct amdgpu_ualink_pt_table *t)
-{
-	free_page((unsigned long)t->cpu);
-}
-
-static const struct amdgpu_ualink_pt_ops fake_pt = {
-	.alloc_table = fake_pt_alloc,
-	.free_table = fake_pt_free,
-};
-
-static const struct amdgpu_ualink_pte_format fake_pte = {
-	.valid = BIT_ULL(0),
-	.huge = BIT_ULL(1),
-	.leaf = BIT_ULL(2),
-	.addr_mask = GENMASK_ULL(51, 12),
-};
-
 static int fake_hw_init(struct amdgpu_device *adev)
 {
 	fake_node(adev)->hw_inits++;
@@ -430,8 +402,8 @@ static int fake_irq_set(struct amdgpu_device *adev, bool enable)
 
 static const struct amdgpu_ualink_hw_funcs fake_hw = {
 	.mbox = &fake_mbox,
-	.pt = &fake_pt,
-	.pte = &fake_pte,
+	.pt = &ualink_test_pt_ops,
+	.pte = &ualink_test_pte,
 	.hw_init = fake_hw_init,
 	.hw_fini = fake_hw_fini,
 	.accel_id = fake_accel_id,

@@ -17,6 +17,7 @@
 #include <drm/drm_print.h>
 
 #include "amdgpu_ualink_test_pod.h"
+#include "amdgpu_ualink_test_pt.h"
 #include "../amdgpu_ualink_npa.h"
 
 struct tpod_node *tpod_node(struct tpod *pod, u16 id)
@@ -242,34 +243,6 @@ static const struct amdgpu_ualink_dev_ops tpod_dev_ops = {
 	.revoke = d_revoke,
 };
 
-static int pt_alloc(void *priv, unsigned int level, struct amdgpu_ualink_pt_table *t)
-{
-	unsigned long page = get_zeroed_page(GFP_KERNEL);
-
-	if (!page)
-		return -ENOMEM;
-	t->cpu = (u64 *)page;
-	t->addr = __pa(page);
-	return 0;
-}
-
-static void pt_free(void *priv, unsigned int level, struct amdgpu_ualink_pt_table *t)
-{
-	free_page((unsigned long)t->cpu);
-}
-
-static const struct amdgpu_ualink_pt_ops tpod_pt_ops = {
-	.alloc_table = pt_alloc,
-	.free_table = pt_free,
-};
-
-static const struct amdgpu_ualink_pte_format tpod_pte = {
-	.valid = BIT_ULL(0),
-	.huge = BIT_ULL(1),
-	.leaf = BIT_ULL(2),
-	.addr_mask = GENMASK_ULL(51, 12),
-};
-
 /* A buffer freed with the test. */
 struct tobj *tpod_obj(struct tpod *pod, u64 addr, u64 size)
 {
@@ -365,8 +338,8 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 		if (node->kind == TPOD_DEV) {
 			node->dev = kzalloc(sizeof(*node->dev), GFP_KERNEL);
 			KUNIT_ASSERT_NOT_NULL(test, node->dev);
-			KUNIT_ASSERT_EQ(test, amdgpu_ualink_pt_init(&node->pt, &tpod_pt_ops,
-								    &tpod_pte, node), 0);
+			KUNIT_ASSERT_EQ(test, amdgpu_ualink_pt_init(&node->pt, &ualink_test_pt_ops,
+								    &ualink_test_pte, node), 0);
 			if (amdgpu_ualink_dev_init(node->dev, node->id, &tpod_dev_ops, node,
 						   &tpod_ops, node, &node->pt)) {
 				amdgpu_ualink_pt_fini(&node->pt);

@@ -224,6 +224,57 @@ static void test_peer_offline(void)
 	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
 }
 
+/*
+ * Export, import, read through the fabric and close both sides right away,
+ * many times: the importer's release is undone on the exporter's mailbox
+ * worker while the exporter's last close destroys the export. The debug
+ * guest's KASAN and TTM's warnings catch a buffer freed before the worker
+ * is done with it (a use-after-free seen within 25 to 200 rounds before the
+ * export held a reference for its pin and its destroyer waited under the
+ * worker's lock).
+ */
+#define CLOSE_RACE_ROUNDS	400
+
+enum close_order {
+	CLOSE_FILES,	/* the importer's file, then the exporter's */
+	CLOSE_HANDLES,	/* the import's GEM handle, then the export's */
+};
+
+static void test_close_race(enum close_order order)
+{
+	int fd0 = -1, fd1 = -1, i;
+	struct drm_amdgpu_ualink_handle h;
+	uint32_t exp, imp, word;
+
+	if (order == CLOSE_HANDLES) {
+		fd0 = vpod_open(0);
+		fd1 = vpod_open(1);
+	}
+	for (i = 0; i < CLOSE_RACE_ROUNDS; i++) {
+		if (order == CLOSE_FILES) {
+			fd0 = vpod_open(0);
+			fd1 = vpod_open(1);
+		}
+		exp = vram_create(fd1, 64 * 1024);
+		word = i;
+		gpu_write(fd1, exp, 0, &word, 4);
+		h = export_ok(fd1, exp);
+		imp = import_gem(fd0, h, NULL);
+		word = ~0u;
+		gpu_read(fd0, imp, 0, &word, 4);
+		igt_assert_eq_u32(word, i);
+		if (order == CLOSE_FILES) {
+			vpod_close(fd0);
+			vpod_close(fd1);
+		} else {
+			gem_close(fd0, imp);
+			gem_close(fd1, exp);
+		}
+	}
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
 igt_main
 {
 	igt_fixture
@@ -248,6 +299,14 @@ igt_main
 	igt_describe("an offline exporter's imports die; online again, imports work");
 	vpod_subtest("peer-offline")
 		test_peer_offline();
+
+	igt_describe("importer's file then exporter's file closed at once, repeatedly");
+	vpod_subtest("close-race-files")
+		test_close_race(CLOSE_FILES);
+
+	igt_describe("import's then export's GEM handle closed at once, repeatedly");
+	vpod_subtest("close-race-handles")
+		test_close_race(CLOSE_HANDLES);
 
 	igt_describe("nothing held on any node once everything is closed");
 	vpod_subtest("counts-zero")

@@ -199,6 +199,13 @@ static bool amdgpu_ualink_get(void *priv, void *obj)
 	return kref_get_unless_zero(&abo->tbo.base.refcount);
 }
 
+static void amdgpu_ualink_put(void *priv, void *obj)
+{
+	struct amdgpu_bo *abo = obj;
+
+	drm_gem_object_put(&abo->tbo.base);
+}
+
 static int amdgpu_ualink_pin(void *priv, void *obj)
 {
 	struct amdgpu_bo *abo = obj;
@@ -287,6 +294,7 @@ static void amdgpu_ualink_revoke(void *priv, void *obj)
 
 static const struct amdgpu_ualink_dev_ops amdgpu_ualink_dev_ops = {
 	.get = amdgpu_ualink_get,
+	.put = amdgpu_ualink_put,
 	.pin = amdgpu_ualink_pin,
 	.unpin = amdgpu_ualink_unpin,
 	.cursor = amdgpu_ualink_cursor,
@@ -336,13 +344,6 @@ static int amdgpu_ualink_export_obj(void *priv, struct drm_file *file,
 	*size = amdgpu_bo_size(abo);
 	*slot = &abo->ualink_export;
 	return 0;
-}
-
-static void amdgpu_ualink_put(void *priv, void *obj)
-{
-	struct amdgpu_bo *abo = obj;
-
-	drm_gem_object_put(&abo->tbo.base);
 }
 
 /*
@@ -735,6 +736,8 @@ static int amdgpu_ualink_sw_fini(void *handle)
 	WRITE_ONCE(ualink->sw_up, false);
 	flush_work(&ualink->leave_work);
 	cancel_work_sync(&ualink->shootdown_work);
+	/* a pin's last reference dropped on the mailbox's worker, releases */
+	amdgpu_ualink_dev_flush(&ualink->udev);
 	/* imports whose destruction TTM delayed until they were idle */
 	if (adev->mman.bdev.wq)
 		flush_workqueue(adev->mman.bdev.wq);

@@ -136,6 +136,24 @@ void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev)
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
 
 /**
+ * amdgpu_ualink_dev_flush - wait for the work the core has queued so far
+ * @dev: the state
+ *
+ * The mailbox's worker may drop the last reference to an exported buffer
+ * (the pin's) just after amdgpu_ualink_export_destroy() returned, and the
+ * releases of imports run on the device's workqueue: a driver calls this
+ * after its last file closed and before it tears down its memory manager.
+ *
+ * Context: process context; not from the core's callbacks.
+ */
+void amdgpu_ualink_dev_flush(struct amdgpu_ualink_dev *dev)
+{
+	flush_workqueue(dev->wq);
+	amdgpu_ualink_mbox_flush(dev->mbox);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_flush);
+
+/**
  * amdgpu_ualink_dev_reset - our accelerator reset: drop what the fabric held
  * @dev: the state
  *
@@ -144,8 +162,10 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
  * mailbox starts a new generation and greets every peer it knew, so that
  * each cleans up what it held from us and for us; here every range we
  * granted is unmapped, shot down and unpinned, and every import dies (its
- * buffer is revoked; GPU access to it fails from then on). Exports stay:
- * their handles remain valid and peers may import them again.
+ * buffer is revoked; GPU access to it fails from then on). Grants that the
+ * mailbox's worker was undoing meanwhile (a release) are unpinned too when
+ * this returns. Exports stay: their handles remain valid and peers may
+ * import them again.
  *
  * Context: process context; not from the mailbox's worker.
  */
@@ -158,6 +178,7 @@ void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev)
 		amdgpu_ualink_export_peer_gone(dev, peer);
 		amdgpu_ualink_import_peer_gone(dev, peer);
 	}
+	amdgpu_ualink_export_wait_ungranted(dev);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_reset);
 

@@ -26,8 +26,17 @@ struct drm_printer;
  *
  * Buffers are opaque to the core (``void *obj``). All callbacks may sleep.
  * @pin, @unpin, @cursor and (sometimes) @get and @member are called with
- * &amdgpu_ualink_dev.lock held, @shootdown and @revoke without it. None may
- * import, export or destroy an export: they run on the mailbox's worker.
+ * &amdgpu_ualink_dev.lock held, @put, @shootdown and @revoke without it.
+ * None may import, export or destroy an export: they run on the mailbox's
+ * worker.
+ *
+ * An export holds a reference (@get) to its buffer for as long as it pins
+ * it, and drops it (@put) after @unpin: a grant being undone on the worker
+ * never reaches a freed buffer, and amdgpu_ualink_export_destroy() returns
+ * only once the buffer is unpinned. That put may be the buffer's last
+ * reference, on the mailbox's worker: the driver flushes the worker
+ * (amdgpu_ualink_dev_flush()) before it tears down what freeing a buffer
+ * needs.
  */
 struct amdgpu_ualink_dev_ops {
 	/**
@@ -36,7 +45,16 @@ struct amdgpu_ualink_dev_ops {
 	 * caller holds a reference already.
 	 */
 	bool (*get)(void *priv, void *obj);
-	/** @pin: keep exported @obj resident in device memory; 0 or -errno */
+	/**
+	 * @put: drop a reference taken by @get. Called without
+	 * &amdgpu_ualink_dev.lock: it may be the last one and free @obj.
+	 */
+	void (*put)(void *priv, void *obj);
+	/**
+	 * @pin: keep exported @obj resident in device memory; 0 or -errno.
+	 * The core holds a reference to @obj from before @pin until after
+	 * @unpin.
+	 */
 	int (*pin)(void *priv, void *obj);
 	/** @unpin: undo @pin */
 	void (*unpin)(void *priv, void *obj);
@@ -179,6 +197,7 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 			   void *mbox_priv, struct amdgpu_ualink_pt *pt);
 void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_dev_flush(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_dev_counts(struct amdgpu_ualink_dev *dev,
 			      struct amdgpu_ualink_dev_counts *counts);
 void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
@@ -213,6 +232,7 @@ void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
 				  const struct amdgpu_ualink_msg *req,
 				  struct amdgpu_ualink_msg *rsp);
 void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer);
+void amdgpu_ualink_export_wait_ungranted(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
 				 const struct amdgpu_ualink_msg *req);
 void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer);

@@ -31,12 +31,18 @@
  * An importer's NPA_RELEASE, or the end of its connection, drops its grant:
  * the range is unmapped, the importer's cached translations shot down, the
  * table pages freed after that, and the buffer unpinned once the last grant
- * is undone (not merely unlinked).
+ * is undone (not merely unlinked). The export holds a reference to the
+ * buffer (&amdgpu_ualink_dev_ops.get) for as long as it pins it, so a grant
+ * being undone never reaches a freed buffer, whatever the driver does.
  *
  * amdgpu_ualink_export_destroy() ends an export: no new importer finds it,
  * every importer is sent NPA_REVOKE and answers with NPA_RELEASE once its
  * buffer is dead (or its connection ends, or the request times out); then
- * every range is dropped as above.
+ * every range is dropped as above. Grants that the mailbox's worker is
+ * undoing at the same time (a release, a lost peer) are waited for until
+ * the worker is done with them, unpin and reference included: the wait
+ * ends on a count the undoer drops last, and it is read under the lock the
+ * undoer holds while it drops it.
  */
 
 struct amdgpu_ualink_export {
@@ -46,12 +52,16 @@ struct amdgpu_ualink_export {
 	u64 handle[2];
 	void *obj;
 	u64 size;
-	/* the table's reference, and one per grant being dropped */
-	struct kref ref;
 	/* the rest under the device lock */
 	struct list_head grants;
 	/* grants linked, or unlinked and not yet undone: the pin stays */
 	unsigned int nr_grants;
+	/*
+	 * grants unlinked and not yet undone, unpin and put included; the
+	 * destroyer frees the export once it reads 0 here under the lock
+	 */
+	unsigned int nr_undoing;
+	/* pinned for importers, with a reference to @obj (ops->get) */
 	bool pinned;
 };
 
@@ -99,11 +109,6 @@ static struct amdgpu_ualink_export *export_find(struct amdgpu_ualink_dev *dev,
 	return rhashtable_lookup_fast(&dev->exports, handle, export_params);
 }
 
-static void export_free(struct kref *ref)
-{
-	kfree(container_of(ref, struct amdgpu_ualink_export, ref));
-}
-
 /**
  * amdgpu_ualink_export_create - give a buffer a UALink handle
  * @dev: the exporting device
@@ -139,7 +144,6 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 	}
 	exp->obj = obj;
 	exp->size = size;
-	kref_init(&exp->ref);
 	INIT_LIST_HEAD(&exp->grants);
 	do {	/* 118 random bits: a repeat is all but impossible */
 		exp->handle[0] = (get_random_u64() &
@@ -257,25 +261,59 @@ static void grant_unlink(struct amdgpu_ualink_dev *dev,
 	lockdep_assert_held(&dev->lock);
 
 	list_del_init(&grant->link);
-	kref_get(&grant->exp->ref);
+	grant->exp->nr_undoing++;
 }
 
-static void export_unpin_idle(struct amdgpu_ualink_dev *dev,
-			      struct amdgpu_ualink_export *exp)
+/*
+ * Unpin once no grant needs the pin. Returns the buffer whose reference
+ * the caller drops with export_put_obj() after the lock: that may be the
+ * last reference, and the driver's free may take the lock.
+ */
+static void *export_unpin_idle(struct amdgpu_ualink_dev *dev,
+			       struct amdgpu_ualink_export *exp)
 {
 	lockdep_assert_held(&dev->lock);
 
-	if (exp->pinned && !exp->nr_grants) {
-		dev->ops->unpin(dev->priv, exp->obj);
-		exp->pinned = false;
-		dev->num_pins--;
+	if (!exp->pinned || exp->nr_grants)
+		return NULL;
+	dev->ops->unpin(dev->priv, exp->obj);
+	exp->pinned = false;
+	dev->num_pins--;
+	return exp->obj;
+}
+
+/*
+ * Wait until @count, which its last user drops under the device lock and
+ * then wakes @var, reads 0 under the lock: that user is done with whatever
+ * it dropped the count for. A wake-up alone proves nothing (any user of
+ * @var may wake it), hence the loop.
+ */
+static void wait_zero(struct amdgpu_ualink_dev *dev, void *var,
+		      unsigned int *count)
+{
+	mutex_lock(&dev->lock);
+	while (*count) {
+		mutex_unlock(&dev->lock);
+		wait_var_event(var, !READ_ONCE(*count));
+		mutex_lock(&dev->lock);
 	}
+	mutex_unlock(&dev->lock);
+}
+
+static void export_put_obj(struct amdgpu_ualink_dev *dev, void *obj)
+{
+	lockdep_assert_not_held(&dev->lock);
+
+	if (obj)
+		dev->ops->put(dev->priv, obj);
 }
 
 /*
  * Undo an unlinked grant: unmap, make the importer forget its translations,
  * and only then free the table pages, the range, and with the last grant
- * the pin.
+ * the pin and its reference. The export is not touched after the count its
+ * destroyer waits for drops, under the lock; the buffer only through the
+ * pin's own reference.
  */
 static void grant_undo(struct amdgpu_ualink_dev *dev,
 		       struct amdgpu_ualink_grant *grant)
@@ -283,6 +321,7 @@ static void grant_undo(struct amdgpu_ualink_dev *dev,
 	struct amdgpu_ualink_export *exp = grant->exp;
 	u64 npa = grant->range.node.start, size = grant->range.node.size;
 	struct amdgpu_ualink_pt_unmap unmap;
+	void *obj;
 
 	if (!amdgpu_ualink_pt_unmap(dev->pt, window_offset(dev, npa), size, &unmap)) {
 		if (dev->ops->shootdown)
@@ -295,10 +334,18 @@ static void grant_undo(struct amdgpu_ualink_dev *dev,
 	mutex_lock(&dev->lock);
 	exp->nr_grants--;
 	dev->num_grants--;
-	export_unpin_idle(dev, exp);
+	obj = export_unpin_idle(dev, exp);
+	if (!--exp->nr_undoing)
+		wake_up_var(exp);
+	if (!dev->num_grants)
+		wake_up_var(&dev->num_grants);
 	mutex_unlock(&dev->lock);
-	wake_up_var(&exp->nr_grants);
-	kref_put(&exp->ref, export_free);
+	/*
+	 * The export may be freed by now; the buffer is held by the pin's
+	 * reference, which may be its last (its free may end an export of
+	 * it, so not before the count above dropped).
+	 */
+	export_put_obj(dev, obj);
 }
 
 static struct amdgpu_ualink_grant *grant_find(struct amdgpu_ualink_export *exp,
@@ -320,6 +367,7 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 	struct amdgpu_ualink_pt_cursor cur;
 	struct amdgpu_ualink_export *exp;
 	struct amdgpu_ualink_grant *grant;
+	void *unpinned = NULL;
 	int ret;
 
 	mutex_lock(&dev->lock);
@@ -338,8 +386,15 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 	grant->exp = exp;
 	grant->peer = peer;
 	if (!exp->pinned) {
-		if (dev->ops->pin(dev->priv, exp->obj))
+		/* the pin holds a reference; none left: the buffer is going */
+		if (!dev->ops->get(dev->priv, exp->obj)) {
+			rsp->reason = AMDGPU_UALINK_FAIL_INVALID_HANDLE;
 			goto free;
+		}
+		if (dev->ops->pin(dev->priv, exp->obj)) {
+			unpinned = exp->obj;
+			goto free;
+		}
 		exp->pinned = true;
 		dev->num_pins++;
 	}
@@ -366,11 +421,12 @@ granted:
 free_range:
 	amdgpu_ualink_window_free(&dev->window, &grant->range);
 unpin:
-	export_unpin_idle(dev, exp);
+	unpinned = export_unpin_idle(dev, exp);
 free:
 	kfree(grant);
 unlock:
 	mutex_unlock(&dev->lock);
+	export_put_obj(dev, unpinned);
 }
 
 /* NPA_RELEASE from @peer: it no longer uses its range. */
@@ -438,6 +494,21 @@ void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 }
 
 /**
+ * amdgpu_ualink_export_wait_ungranted - wait until no range is granted
+ * @dev: the exporting device, which grants nothing new (its
+ *	 &amdgpu_ualink_dev_ops.member answers false) and whose grants are
+ *	 all unlinked
+ *
+ * For a reset: grants the mailbox's worker is undoing (a release, a lost
+ * peer) are unmapped and unpinned when this returns. The count is dropped
+ * under the lock in the same section as the unpin and read here under it.
+ */
+void amdgpu_ualink_export_wait_ungranted(struct amdgpu_ualink_dev *dev)
+{
+	wait_zero(dev, &dev->num_grants, &dev->num_grants);
+}
+
+/**
  * amdgpu_ualink_export_detach - take an export out of its buffer's slot
  * @dev: the exporting device
  * @slot: the driver's place for the export in the buffer; emptied
@@ -473,8 +544,11 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_detach);
  * drop the memory (NPA_REVOKE) and the answers are awaited, each bounded by
  * the mailbox timeout and not cut short by signals (this runs at process
  * exit too); then every range is unmapped, shot down and freed, and the
- * buffer unpinned. When this returns, the core no longer touches the
- * buffer. Nothing if the buffer was never exported.
+ * buffer unpinned. Grants the mailbox's worker is undoing meanwhile are
+ * waited for as well. When this returns, the buffer is unpinned and the
+ * core no longer touches it, but for dropping the pin's reference
+ * (&amdgpu_ualink_dev_ops.put), which may then be the last one and free
+ * the buffer on the worker. Nothing if the buffer was never exported.
  *
  * Context: process context, not with the buffer reserved, not from the
  * mailbox's callbacks; sleeps up to the mailbox timeout.
@@ -538,8 +612,14 @@ void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
 		grant_undo(dev, grant);
 	}
 	kvfree(reqs);
-	/* grants the worker is dropping meanwhile (a release, a lost peer) */
-	wait_var_event(&exp->nr_grants, !READ_ONCE(exp->nr_grants));
-	kref_put(&exp->ref, export_free);
+
+	/*
+	 * Grants the worker is undoing meanwhile (a release, a lost peer):
+	 * the count is dropped last and under the lock, so once it reads 0
+	 * here, under the lock, nobody touches the export or the buffer.
+	 */
+	wait_zero(dev, exp, &exp->nr_undoing);
+	WARN_ON(exp->nr_grants || exp->pinned);
+	kfree(exp);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_destroy);

@@ -706,6 +706,19 @@ void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox)
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_destroy);
 
 /**
+ * amdgpu_ualink_mbox_flush - wait for the messages received so far
+ * @mbox: the node
+ *
+ * The receive work queued when this is called has run when it returns,
+ * with the handlers it called.
+ */
+void amdgpu_ualink_mbox_flush(struct amdgpu_ualink_mbox *mbox)
+{
+	flush_workqueue(mbox->wq);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_flush);
+
+/**
  * amdgpu_ualink_mbox_fault - the node's fault-injection rules
  * @mbox: the node
  *

@@ -217,6 +217,7 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 			  void *handlers_priv);
 void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_doorbell(struct amdgpu_ualink_mbox *mbox, u16 peer);
+void amdgpu_ualink_mbox_flush(struct amdgpu_ualink_mbox *mbox);
 int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,
 				   unsigned int timeout_ms,
 				   unsigned int retries);

@@ -77,6 +77,13 @@ struct amdgpu_ualink_vpod_node {
 	struct amdgpu_ualink_pt pt;
 	/** @root: the root table, where the emulated walker starts */
 	u64 *root;
+	/**
+	 * @walk_lock: held by any accelerator's walk of @pt, and taken
+	 * before a table of it is freed, so that a walker that missed a
+	 * shootdown (it held no grant) never reads a freed table; nests
+	 * inside the walker's @tlb_lock
+	 */
+	spinlock_t walk_lock;
 	/** @vram: its device memory */
 	void *vram;
 	/** @vram_size: bytes of @vram */

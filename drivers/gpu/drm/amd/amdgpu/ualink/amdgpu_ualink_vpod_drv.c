@@ -363,6 +363,13 @@ static bool vpod_bo_get(void *priv, void *obj)
 	return kref_get_unless_zero(&bo->tbo.base.refcount);
 }
 
+static void vpod_bo_put(void *priv, void *obj)
+{
+	struct vpod_bo *bo = obj;
+
+	drm_gem_object_put(&bo->tbo.base);
+}
+
 static int vpod_bo_pin(void *priv, void *obj)
 {
 	struct vpod_bo *bo = obj;
@@ -424,6 +431,7 @@ static void vpod_bo_revoke(void *priv, void *obj)
 /* The core's callbacks for the buffers of accelerators with a DRM device. */
 const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops = {
 	.get = vpod_bo_get,
+	.put = vpod_bo_put,
 	.pin = vpod_bo_pin,
 	.unpin = vpod_bo_unpin,
 	.cursor = vpod_bo_cursor,
@@ -464,13 +472,6 @@ static int vpod_export_obj(void *priv, struct drm_file *file, u32 gem_handle,
 	return 0;
 }
 
-static void vpod_put(void *priv, void *obj)
-{
-	struct vpod_bo *bo = obj;
-
-	drm_gem_object_put(&bo->tbo.base);
-}
-
 static int vpod_import_fd(void *priv, struct drm_file *file,
 			  struct amdgpu_ualink_import *imp, void *local,
 			  u32 flags)
@@ -509,7 +510,7 @@ static int vpod_import_handle(void *priv, struct drm_file *file,
 static const struct amdgpu_ualink_gem_ops vpod_gem_ops = {
 	.info = vpod_info,
 	.export_obj = vpod_export_obj,
-	.put = vpod_put,
+	.put = vpod_bo_put,
 	.import_fd = vpod_import_fd,
 	.import_handle = vpod_import_handle,
 };
@@ -764,6 +765,8 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	struct platform_device *pdev = vdev->pdev;
 
 	drm_dev_unregister(&vdev->drm);
+	/* a pin's last reference dropped on the mailbox's worker, releases */
+	amdgpu_ualink_dev_flush(&node->udev);
 	/* buffers whose destruction TTM delayed go first */
 	flush_workqueue(vdev->bdev.wq);
 	WARN_ON(amdgpu_ualink_npa_pool_fini(&vdev->pool, &vdev->bdev, VPOD_PL_NPA));

@@ -202,9 +202,18 @@ static int vpod_alloc_table(void *priv, unsigned int level,
 	return 0;
 }
 
+/*
+ * Nothing points at @table any more (the unmap cleared its parent's entry
+ * and shot down the grantee's TLB), but an accelerator that held no grant
+ * may be walking through it still: wait for that walk.
+ */
 static void vpod_free_table(void *priv, unsigned int level,
 			    struct amdgpu_ualink_pt_table *table)
 {
+	struct amdgpu_ualink_vpod_node *node = priv;
+
+	spin_lock(&node->walk_lock);
+	spin_unlock(&node->walk_lock);
 	__free_page(table->priv);
 }
 
@@ -280,7 +289,9 @@ int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 		e = &node->tlb[(page >> PAGE_SHIFT) % AMDGPU_UALINK_VPOD_TLB_ENTRIES];
 		if (e->npa != page) {
 			atomic64_inc(&node->walks);
+			spin_lock(&owner->walk_lock);
 			ret = walk(owner, offset & PAGE_MASK, &addr);
+			spin_unlock(&owner->walk_lock);
 			if (!ret) {
 				e->npa = page;
 				e->addr = addr;
@@ -517,6 +528,10 @@ static bool heap_get(void *priv, void *obj)
 	return true;	/* lives as long as the node */
 }
 
+static void heap_put(void *priv, void *obj)
+{
+}
+
 static int heap_pin(void *priv, void *obj)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
@@ -563,6 +578,7 @@ static void heap_revoke(void *priv, void *obj)
 
 static const struct amdgpu_ualink_dev_ops heap_ops = {
 	.get = heap_get,
+	.put = heap_put,
 	.pin = heap_pin,
 	.unpin = heap_unpin,
 	.cursor = heap_cursor,
@@ -599,6 +615,7 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, u64 vram_size,
 	node->vram_size = vram_size;
 	xa_init(&node->rings);
 	spin_lock_init(&node->tlb_lock);
+	spin_lock_init(&node->walk_lock);
 	mutex_init(&node->control_lock);
 	node->vram = vzalloc(vram_size);
 	if (!node->vram) {

@@ -8,6 +8,8 @@
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/kthread.h>
+#include <linux/sched/task.h>
+#include <linux/wait_bit.h>
 
 #include <drm/drm_print.h>
 
@@ -203,6 +205,8 @@ static void export_grant_and_release(struct kunit *test)
 							 SZ_2M + 5, &addr, &leaf), 0);
 	KUNIT_EXPECT_EQ(test, addr, o->addr + SZ_2M + 5);
 
+	KUNIT_EXPECT_EQ(test, o->refs, 1);	/* the pin's */
+
 	amdgpu_ualink_import_put(ib);
 	flush_workqueue(tpod_dev(pod, B)->wq);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
@@ -212,6 +216,7 @@ static void export_grant_and_release(struct kunit *test)
 	flush_workqueue(tpod_dev(pod, C)->wq);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->refs, 0);
 	amdgpu_ualink_window_usage(&tpod_dev(pod, A)->window, &allocated, &ranges);
 	KUNIT_EXPECT_EQ(test, allocated, 0);
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, A)->pt->tables, 1);	/* the root */
@@ -421,6 +426,138 @@ static void export_memory(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
+/* A thread that destroys an export, or resets its device. */
+struct destroyer {
+	struct amdgpu_ualink_dev *dev;
+	struct tobj *o;
+	bool reset;
+	struct completion done;
+	int pins;	/* the buffer's, when the destroyer returned */
+};
+
+static int destroyer_fn(void *arg)
+{
+	struct destroyer *d = arg;
+
+	if (d->reset)
+		amdgpu_ualink_dev_reset(d->dev);
+	else
+		amdgpu_ualink_export_destroy(d->dev, &d->o->slot);
+	d->pins = d->o->pins;
+	complete(&d->done);
+	return 0;
+}
+
+static struct task_struct *destroyer_start(struct kunit *test, struct destroyer *d)
+{
+	struct task_struct *task;
+
+	init_completion(&d->done);
+	task = kthread_run(destroyer_fn, d, "ualink-destroyer");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	return task;
+}
+
+static void destroyer_end(struct kunit *test, struct destroyer *d,
+			  struct task_struct *task)
+{
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&d->done, 10 * HZ));
+	kthread_stop(task);
+	put_task_struct(task);
+	/* the buffer was unpinned before the destroyer (or reset) returned */
+	KUNIT_EXPECT_EQ(test, d->pins, 0);
+	KUNIT_EXPECT_EQ(test, d->dev->num_pins, 0);
+	/* the pin's reference, dropped by the worker after the unpin */
+	amdgpu_ualink_dev_flush(d->dev);
+	KUNIT_EXPECT_EQ(test, d->o->refs, 0);
+}
+
+/*
+ * An importer's release undone on the exporter's worker while the export
+ * is destroyed: the destroyer must not return, and so let the driver free
+ * the buffer, before the worker is done with it. The worker is held before
+ * it drops the last grant and again inside the unpin, after the count of
+ * grants reached 0; there the destroyer, asleep since before the drop, is
+ * woken as any other grant's undo may wake it (wait_var_event() on the
+ * export). It must go back to sleep and return only after the unpin and
+ * the count drop; the pin's reference, which the core holds until then,
+ * goes right after.
+ */
+static void export_destroy_waits_for_undo(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M);
+	struct destroyer d = { .dev = tpod_dev(pod, A), .o = o };
+	struct tpod_node *a = tpod_node(pod, A);
+	struct amdgpu_ualink_import *ib;
+	struct task_struct *task;
+	void *exp;
+	u64 h[2];
+
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, o->refs, 1);	/* the pin's */
+	exp = o->slot;
+
+	/* B lets go: A's worker stops before dropping the grant */
+	tpod_hold_arm(&a->shootdown_hold);
+	tpod_hold_arm(&a->unpin_hold);
+	amdgpu_ualink_import_put(ib);
+	KUNIT_ASSERT_TRUE(test, tpod_hold_reached(&a->shootdown_hold));
+
+	/* the destroyer finds no grant of its own and waits for the worker's */
+	task = destroyer_start(test, &d);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_blocked(task, &d.done));
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
+
+	/* the worker drops the grant and stops in the unpin, under A's lock */
+	tpod_hold_release(&a->shootdown_hold);
+	KUNIT_EXPECT_TRUE(test, tpod_hold_reached(&a->unpin_hold));
+	KUNIT_EXPECT_EQ(test, o->refs, 1);	/* still held for the unpin */
+	wake_up_var(exp);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_blocked(task, &d.done));
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
+
+	tpod_hold_release(&a->unpin_hold);
+	destroyer_end(test, &d, task);
+}
+
+/*
+ * The same for a reset of the exporter, which leaves the pod (suspend, GPU
+ * reset): what the worker was undoing is unpinned when the reset returns,
+ * before the driver evicts or resets the memory.
+ */
+static void export_reset_waits_for_undo(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M);
+	struct destroyer d = { .dev = tpod_dev(pod, A), .o = o, .reset = true };
+	struct tpod_node *a = tpod_node(pod, A);
+	struct amdgpu_ualink_import *ib;
+	struct task_struct *task;
+	u64 h[2];
+
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	tpod_hold_arm(&a->shootdown_hold);
+	amdgpu_ualink_import_put(ib);
+	KUNIT_ASSERT_TRUE(test, tpod_hold_reached(&a->shootdown_hold));
+
+	/* A resets (leaves its pod): nothing granted is left for it to drop */
+	a->vpod = 3;
+	task = destroyer_start(test, &d);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_blocked(task, &d.done));
+	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+
+	tpod_hold_release(&a->shootdown_hold);
+	destroyer_end(test, &d, task);
+	a->vpod = 0;
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+}
+
 static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_handles),
 	KUNIT_CASE(export_detach),
@@ -429,6 +566,8 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_refusals),
 	KUNIT_CASE(export_no_space),
 	KUNIT_CASE(export_destroy_revokes),
+	KUNIT_CASE(export_destroy_waits_for_undo),
+	KUNIT_CASE(export_reset_waits_for_undo),
 	KUNIT_CASE(export_importer_reset),
 	KUNIT_CASE(export_print),
 	KUNIT_CASE(export_memory),

@@ -338,7 +338,10 @@ static void ioctl_batch(struct kunit *test)
 	args.u.batch.entries = addr + PAGE_SIZE;
 	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -EFAULT);
 
-	/* A imports its own handle in a batch: a reference each for handle and fd */
+	/*
+	 * A imports its own handle in a batch: a reference each for handle
+	 * and fd, besides the one of the pin for B's import
+	 */
 	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[3].handle };
 	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
 	args.u.batch.entries = addr;
@@ -346,7 +349,7 @@ static void ioctl_batch(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, copy_from_user(e, ue, sizeof(e[0])), 0);
 	KUNIT_EXPECT_EQ(test, e[0].error, 0);
 	KUNIT_EXPECT_GE(test, e[0].fd, 100);
-	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 2);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 1 + 2);
 
 	fake_release(fa);
 	fake_release(fb);

@@ -173,6 +173,63 @@ static const struct amdgpu_ualink_mbox_handlers tpod_handlers = {
 	.peer_event = t_peer_event,
 };
 
+/* --- holds: a callback stopped until the test lets it go --- */
+
+static void tpod_hold_init(struct tpod_hold *hold)
+{
+	init_completion(&hold->entered);
+	init_completion(&hold->go);
+}
+
+/* Stop the next callback that reaches @hold. */
+void tpod_hold_arm(struct tpod_hold *hold)
+{
+	reinit_completion(&hold->entered);
+	reinit_completion(&hold->go);
+	WRITE_ONCE(hold->armed, true);
+}
+
+/* In a callback: stop here if armed, once. */
+static void tpod_hold_here(struct tpod_hold *hold)
+{
+	if (!READ_ONCE(hold->armed))
+		return;
+	WRITE_ONCE(hold->armed, false);
+	complete(&hold->entered);
+	wait_for_completion(&hold->go);
+}
+
+/* Wait until a callback stopped at @hold (10 s at most). */
+bool tpod_hold_reached(struct tpod_hold *hold)
+{
+	return wait_for_completion_timeout(&hold->entered, 10 * HZ);
+}
+
+/* Let the callback stopped at @hold go on. */
+void tpod_hold_release(struct tpod_hold *hold)
+{
+	complete(&hold->go);
+}
+
+/*
+ * Wait until @task, which completes @done when it finishes, either has
+ * finished or sleeps uninterruptibly (on a lock or a wait): 10 s at most.
+ * A wake-up makes a sleeping task runnable before it returns, so after one
+ * this sees the task's next sleep, not the one it was woken from.
+ */
+bool tpod_wait_blocked(struct task_struct *task, struct completion *done)
+{
+	unsigned long timeout = jiffies + 10 * HZ;
+
+	while (!completion_done(done) &&
+	       READ_ONCE(task->__state) != TASK_UNINTERRUPTIBLE) {
+		if (time_after(jiffies, timeout))
+			return false;
+		usleep_range(500, 1000);
+	}
+	return true;
+}
+
 /* --- TPOD_DEV nodes: buffers and page tables in kernel memory --- */
 
 static bool d_get(void *priv, void *obj)
@@ -181,15 +238,31 @@ static bool d_get(void *priv, void *obj)
 	return true;
 }
 
+static void d_put(void *priv, void *obj)
+{
+	struct tobj *o = obj;
+
+	/* a reference the core never took */
+	if (o->refs <= 0)
+		atomic_inc(&((struct tpod_node *)priv)->bad_unpins);
+	o->refs--;
+}
+
 static int d_pin(void *priv, void *obj)
 {
-	((struct tobj *)obj)->pins++;
+	struct tobj *o = obj;
+
+	/* the core holds a reference for as long as it pins */
+	if (o->refs <= o->pins)
+		atomic_inc(&((struct tpod_node *)priv)->bad_unpins);
+	o->pins++;
 	return 0;
 }
 
 static void d_unpin(void *priv, void *obj)
 {
 	struct tpod_node *self = priv;
+	struct tobj *o = obj;
 	unsigned int ranges;
 	u64 bytes;
 
@@ -197,7 +270,10 @@ static void d_unpin(void *priv, void *obj)
 	amdgpu_ualink_window_usage(&self->dev->window, &bytes, &ranges);
 	if (ranges)
 		atomic_inc(&self->bad_unpins);
-	((struct tobj *)obj)->pins--;
+	if (o->refs < o->pins)
+		atomic_inc(&self->bad_unpins);
+	tpod_hold_here(&self->unpin_hold);
+	o->pins--;
 }
 
 static bool d_no_next(struct amdgpu_ualink_pt_cursor *cur)
@@ -224,7 +300,10 @@ static bool d_member(void *priv, u16 peer)
 
 static void d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
-	atomic_inc(&((struct tpod_node *)priv)->shootdowns);
+	struct tpod_node *self = priv;
+
+	tpod_hold_here(&self->shootdown_hold);
+	atomic_inc(&self->shootdowns);
 }
 
 static void d_revoke(void *priv, void *obj)
@@ -235,6 +314,7 @@ static void d_revoke(void *priv, void *obj)
 
 static const struct amdgpu_ualink_dev_ops tpod_dev_ops = {
 	.get = d_get,
+	.put = d_put,
 	.pin = d_pin,
 	.unpin = d_unpin,
 	.cursor = d_cursor,
@@ -261,6 +341,13 @@ static void tpod_destroy(void *data)
 	unsigned long index;
 	unsigned int i;
 
+	/* a test that failed while a callback was held lets it go */
+	for (i = 0; i < pod->n; i++) {
+		WRITE_ONCE(pod->node[i].shootdown_hold.armed, false);
+		complete_all(&pod->node[i].shootdown_hold.go);
+		WRITE_ONCE(pod->node[i].unpin_hold.armed, false);
+		complete_all(&pod->node[i].unpin_hold.go);
+	}
 	/* releases of imports still talk to their exporters */
 	for (i = 0; i < pod->n; i++)
 		if (pod->node[i].dev && pod->node[i].dev->wq)
@@ -326,6 +413,8 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 		node->id = ids[i];
 		node->kind = kinds ? kinds[i] : TPOD_MBOX;
 		xa_init(&node->rings);
+		tpod_hold_init(&node->shootdown_hold);
+		tpod_hold_init(&node->unpin_hold);
 	}
 	pod->n = n;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tpod_destroy, pod), 0);

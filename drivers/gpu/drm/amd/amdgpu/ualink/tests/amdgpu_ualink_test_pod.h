@@ -7,6 +7,8 @@
 #define __AMDGPU_UALINK_TEST_POD_H__
 
 #include <kunit/test.h>
+#include <linux/completion.h>
+#include <linux/sched.h>
 #include <linux/wait.h>
 
 #include "../amdgpu_ualink_dev.h"
@@ -35,12 +37,23 @@ enum tpod_kind {
 	TPOD_DEV,	/* a whole device: mailbox, window, page tables */
 };
 
+/*
+ * A callback that stops, once, until the test lets it go: to force an
+ * interleaving of the mailbox's worker and another thread.
+ */
+struct tpod_hold {
+	bool armed;
+	struct completion entered;
+	struct completion go;
+};
+
 /* A buffer of a TPOD_DEV node: "device memory" at a made-up address. */
 struct tobj {
 	u64 addr;
 	u64 size;
 	int pins;
-	int refs;	/* taken by the core's get, for imports of our own */
+	/* taken by the core's get: for a pin, and for imports of our own */
+	int refs;
 	bool dead;	/* an import's buffer, revoked */
 	void *slot;	/* the core's export */
 };
@@ -71,7 +84,10 @@ struct tpod_node {
 	/* nodes of the same virtual pod may import from each other */
 	u8 vpod;
 	atomic_t shootdowns;
+	struct tpod_hold shootdown_hold;
+	struct tpod_hold unpin_hold;
 	atomic_t revokes;
+	/* unpins with a range still mapped, pins and puts without a reference */
 	atomic_t bad_unpins;
 };
 
@@ -126,5 +142,9 @@ unsigned int tpod_grants(struct tpod *pod, u16 id);
 void tpod_export(struct tpod *pod, u16 id, struct tobj *o, u64 handle[2]);
 void tpod_hello_ack(struct tpod *pod, u16 from, u16 to, u32 txn, u64 gen);
 bool tpod_wait_for(bool (*cond)(void *), void *arg, unsigned int ms);
+void tpod_hold_arm(struct tpod_hold *hold);
+bool tpod_hold_reached(struct tpod_hold *hold);
+void tpod_hold_release(struct tpod_hold *hold);
+bool tpod_wait_blocked(struct task_struct *task, struct completion *done);
 
 #endif /* __AMDGPU_UALINK_TEST_POD_H__ */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
+#include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
@@ -384,10 +385,10 @@ int amdgpu_ualink_import_get(struct amdgpu_ualink_dev *dev,
 EXPORT_SYMBOL_GPL(amdgpu_ualink_import_get);
 
 /*
- * Make a READY import dead; a PENDING one is marked, so that the grant it
- * waits for turns it dead. Device lock held. Returns the import with a
- * reference when its buffer must be revoked: not one being released (no
- * reference left), whose release answers for it.
+ * Make a READY import dead (one whose request was answered is settled
+ * first). Device lock held. Returns the import with a reference when its
+ * buffer must be revoked: not one being released (no reference left),
+ * whose release answers for it.
  */
 static struct amdgpu_ualink_import *import_kill(struct amdgpu_ualink_dev *dev,
 						struct amdgpu_ualink_import *imp,
@@ -396,10 +397,6 @@ static struct amdgpu_ualink_import *import_kill(struct amdgpu_ualink_dev *dev,
 	lockdep_assert_held(&dev->lock);
 
 	import_settle(dev, imp);
-	if (imp->state == AMDGPU_UALINK_IMPORT_PENDING) {
-		imp->revoked = true;
-		return NULL;
-	}
 	if (imp->state != AMDGPU_UALINK_IMPORT_READY ||
 	    !kref_get_unless_zero(&imp->ref))
 		return NULL;
@@ -436,8 +433,11 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
 
 	mutex_lock(&dev->lock);
 	imp = rhashtable_lookup_fast(&dev->imports, req->handle, import_params);
-	if (imp && (imp->state == AMDGPU_UALINK_IMPORT_PENDING ||
-		    (imp->npa == req->npa && imp->size == req->size)))
+	if (imp)
+		import_settle(dev, imp);
+	if (imp && imp->state == AMDGPU_UALINK_IMPORT_PENDING)
+		imp->revoked = true;	/* the grant it waits for turns it dead */
+	else if (imp && imp->npa == req->npa && imp->size == req->size)
 		dead = import_kill(dev, imp, -ENOENT);
 	mutex_unlock(&dev->lock);
 	if (dead)
@@ -450,7 +450,9 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
  * @peer: the exporter whose connection ended
  *
  * Its requests in flight have failed already (-ENOLINK, or -ETIMEDOUT when
- * it was lost).
+ * it was lost), before this is called: an import still waiting for its
+ * answer asked on the connection that followed (the report trails the end
+ * by a moment, in which a new import may start) and is left alone.
  */
 void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 {
@@ -478,6 +480,7 @@ void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 			import_revoke_obj(dev, dead[--n]);
 	} while (imp);
 }
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_import_peer_gone);
 
 static const char *const import_states[] = {
 	[AMDGPU_UALINK_IMPORT_PENDING] = "pending",

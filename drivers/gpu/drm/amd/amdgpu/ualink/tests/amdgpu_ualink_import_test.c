@@ -29,6 +29,8 @@ static const enum tpod_kind kinds[ARRAY_SIZE(ids)] = {
 
 static_assert(4 + NX == ARRAY_SIZE(ids));
 
+MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+
 static struct tpod *pod_create(struct kunit *test, unsigned int n)
 {
 	struct tpod *pod = tpod_create(test, n, ids, kinds);
@@ -373,6 +375,38 @@ static void import_revoke_overtakes_grant(struct kunit *test)
 }
 
 /*
+ * The end of the exporter's connection is reported a moment after it
+ * failed the requests it carried; an import started in that moment asked
+ * on the next connection and must complete, not die from the late report
+ * (IGT fault-drop-all-timeout: a batch after a timed-out import got
+ * -ENOENT on a slow machine).
+ */
+static void import_peer_gone_spares_newer(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	struct amdgpu_ualink_import *imp;
+	u64 h[2];
+
+	tpod_export(pod, A, o, h);
+	tpod_pause(pod, A, true);	/* the request waits for its answer */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, &imp), 0);
+	/* the report of an end that came before this request */
+	amdgpu_ualink_import_peer_gone(tpod_dev(pod, B), A);
+	tpod_pause(pod, A, false);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_finish(imp), 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
+
+	/* a real end, reported after it: the ready import dies */
+	amdgpu_ualink_import_peer_gone(tpod_dev(pod, B), A);
+	KUNIT_EXPECT_EQ(test, imp->state, AMDGPU_UALINK_IMPORT_DEAD);
+	amdgpu_ualink_import_put(imp);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+}
+
+/*
  * A whole pod, the way symmetric-heap libraries start: the last node
  * imports the heaps of the 1,023 others in one batch, every request on the
  * wire before the first wait; then all 1,023 import node 0's heap, whose
@@ -472,6 +506,7 @@ static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_dev_reset),
 	KUNIT_CASE(import_release_then_again),
 	KUNIT_CASE(import_revoke_overtakes_grant),
+	KUNIT_CASE(import_peer_gone_spares_newer),
 	KUNIT_CASE_SLOW(import_batch_whole_pod),
 	{}
 };

@@ -69,10 +69,12 @@
  * VRAM is walked with amdgpu_res_first()/amdgpu_res_next() for the NPA
  * page tables; the export ends in &drm_gem_object_funcs.handles_gone.
  *
- * Import side: an import is a kernel &amdgpu_bo in %AMDGPU_GEM_DOMAIN_NPA,
- * created with %AMDGPU_GEM_CREATE_NO_CPU_ACCESS (so amdgpu_bo_kmap(), GEM
- * mmap and %AMDGPU_GEM_MMAP refuse it with -EPERM; it has no mmap offset
- * either) and holding its &struct amdgpu_ualink_import. One buffer per
+ * Import side: an import is a user &amdgpu_bo (&struct amdgpu_bo_user, as
+ * every buffer behind a GEM handle) in %AMDGPU_GEM_DOMAIN_NPA, created with
+ * %AMDGPU_GEM_CREATE_NO_CPU_ACCESS (so amdgpu_bo_kmap(), GEM mmap and
+ * %AMDGPU_GEM_MMAP refuse it with -EPERM, and a CPU fault on a guessed
+ * mmap offset gets nothing: TTM cannot reserve CPU access to
+ * %AMDGPU_PL_NPA) and holding its &struct amdgpu_ualink_import. One buffer per
  * import and device, one dma-buf per buffer (the core's, with dynamic
  * attachments; PRIME export of the buffer returns it and PRIME import of
  * it gives the buffer back). GPUVM maps it at its NPA, with the IP's
@@ -347,8 +349,10 @@ static int amdgpu_ualink_export_obj(void *priv, struct drm_file *file,
 }
 
 /*
- * The parameters of an import's buffer: a kernel buffer (no mmap offset)
- * in the NPA domain that the CPU may not access.
+ * The parameters of an import's buffer: a user buffer, as every buffer
+ * behind a GEM handle must be (amdgpu's GEM paths, metadata and tiling
+ * among them, take a handle's buffer for an &amdgpu_bo_user), in the NPA
+ * domain, which the CPU may not access.
  */
 static void amdgpu_ualink_import_bo_param(struct amdgpu_bo_param *bp,
 					  struct amdgpu_ualink_bo *ub)
@@ -359,7 +363,7 @@ static void amdgpu_ualink_import_bo_param(struct amdgpu_bo_param *bp,
 	bp->bo_ptr_size = sizeof(struct amdgpu_bo);
 	bp->domain = AMDGPU_GEM_DOMAIN_NPA;
 	bp->flags = AMDGPU_GEM_CREATE_NO_CPU_ACCESS;
-	bp->type = ttm_bo_type_kernel;
+	bp->type = ttm_bo_type_device;
 	bp->ualink = ub;
 }
 
@@ -371,6 +375,7 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 						 struct amdgpu_ualink_import *imp)
 {
 	struct amdgpu_ualink_bo *ub;
+	struct amdgpu_bo_user *ubo;
 	struct amdgpu_bo_param bp;
 	struct amdgpu_bo *abo;
 	int ret;
@@ -387,12 +392,13 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 	kref_init(&ub->ref);
 	ub->imp = imp;
 	amdgpu_ualink_import_bo_param(&bp, ub);
-	ret = amdgpu_bo_create(ualink->adev, &bp, &abo);
+	ret = amdgpu_bo_create_user(ualink->adev, &bp, &ubo);
 	kref_put(&ub->ref, amdgpu_ualink_bo_free);
 	if (ret) {
 		abo = ERR_PTR(ret);
 		goto out_put;
 	}
+	abo = &ubo->bo;
 	amdgpu_ualink_dmabuf_slot_init(&ub->slot, &abo->tbo.base);
 	ub->owns_imp = true;
 	/* the buffer holds @imp from here; revoked at once if it died */
@@ -909,4 +915,5 @@ void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 
 #if IS_ENABLED(CONFIG_DRM_AMDGPU_UALINK_AMDGPU_KUNIT_TEST)
 #include "tests/amdgpu_ualink_amdgpu_test.c"
+#include "tests/amdgpu_ualink_amdgpu_vehicle_test.c"
 #endif

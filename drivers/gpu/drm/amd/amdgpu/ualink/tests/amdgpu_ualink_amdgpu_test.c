@@ -166,7 +166,7 @@ static void ualink_amdgpu_npa_placement(struct kunit *test)
 }
 
 /*
- * The buffer of an import: a kernel buffer in the NPA domain that the CPU
+ * The buffer of an import: a user buffer in the NPA domain that the CPU
  * may not access, whose range the NPA pool gets from its import until it
  * is revoked.
  */
@@ -186,7 +186,8 @@ static void ualink_amdgpu_import_bo(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bp.size, SZ_2M);
 	KUNIT_EXPECT_EQ(test, bp.domain, AMDGPU_GEM_DOMAIN_NPA);
 	KUNIT_EXPECT_EQ(test, bp.preferred_domain, 0);
-	KUNIT_EXPECT_EQ(test, bp.type, ttm_bo_type_kernel);	/* no mmap offset */
+	/* a user buffer: amdgpu's GEM ioctls expect one behind a handle */
+	KUNIT_EXPECT_EQ(test, bp.type, ttm_bo_type_device);
 	KUNIT_EXPECT_TRUE(test, bp.flags & AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
 	KUNIT_EXPECT_PTR_EQ(test, bp.ualink, &ub);
 	/* userspace can neither ask for the domain nor move into it */

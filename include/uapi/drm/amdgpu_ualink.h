@@ -175,6 +175,9 @@ struct drm_amdgpu_ualink_import_batch {
  * - ``ENOSPC``: the exporter's NPA window is full
  * - ``ENOLINK``: the exporter reset or went offline during the call
  * - ``EIO``: the exporter refused for another reason
+ * - ``ERANGE``: this device's GPU page tables cannot address the range the
+ *   exporter granted (its UALink IP cannot reach that part of the pod's
+ *   address space); nothing is imported
  * - ``EPERM``: export of a buffer that cannot be exported (not in device
  *   memory, userptr, imported, or itself a UALink import)
  * - ``ENOMEM``, ``EMFILE``, ``ENFILE``: out of memory or of file

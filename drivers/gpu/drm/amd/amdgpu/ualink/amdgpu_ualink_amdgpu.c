@@ -164,6 +164,11 @@ struct amdgpu_ualink_bo {
 	bool owns_imp;
 	/** @revoked: revoked; under the buffer's reservation */
 	bool revoked;
+	/**
+	 * @gpuvm_offset: what GPUVM adds to the NPA of the import for the
+	 * address in its entries (&amdgpu_ualink_hw_funcs.gpuvm_addr)
+	 */
+	u64 gpuvm_offset;
 	/** @slot: the import's dma-buf */
 	struct amdgpu_ualink_dmabuf_slot slot;
 };
@@ -368,6 +373,32 @@ static void amdgpu_ualink_import_bo_param(struct amdgpu_bo_param *bp,
 }
 
 /*
+ * Can GPUVM map the range of @imp? The IP gives the address its entries
+ * carry. The range must also be aligned as the exporter's allocator aligns
+ * whole ranges (amdgpu_ualink_window_alignment()): GPUVM picks 2 MiB and
+ * 1 GiB entries from the virtual address alone, and such an entry needs an
+ * address aligned as well. Returns 0 and the offset from NPA to address,
+ * or -ERANGE.
+ */
+static int amdgpu_ualink_gpuvm_range(struct amdgpu_ualink *ualink,
+				     struct amdgpu_ualink_import *imp,
+				     u64 *offset)
+{
+	u64 addr;
+	int ret;
+
+	if (!IS_ALIGNED(imp->npa, amdgpu_ualink_window_alignment(imp->size)))
+		return -ERANGE;
+	ret = ualink->hw->gpuvm_addr(ualink->adev, imp->npa, imp->size, &addr);
+	if (ret)
+		return ret;
+	if (!IS_ALIGNED(addr, amdgpu_ualink_window_alignment(imp->size)))
+		return -ERANGE;
+	*offset = addr - imp->npa;
+	return 0;
+}
+
+/*
  * The buffer of an import: the one it has, or a new one. Takes over the
  * caller's reference to @imp in all cases.
  */
@@ -391,6 +422,12 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 	}
 	kref_init(&ub->ref);
 	ub->imp = imp;
+	ret = amdgpu_ualink_gpuvm_range(ualink, imp, &ub->gpuvm_offset);
+	if (ret) {
+		kfree(ub);
+		abo = ERR_PTR(ret);
+		goto out_put;
+	}
 	amdgpu_ualink_import_bo_param(&bp, ub);
 	ret = amdgpu_bo_create_user(ualink->adev, &bp, &ubo);
 	kref_put(&ub->ref, amdgpu_ualink_bo_free);
@@ -607,6 +644,21 @@ struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev)
 {
 	return adev->ualink ? adev->ualink->hw->gpuvm_pte_flags : 0;
+}
+
+/**
+ * amdgpu_ualink_gpuvm_offset - from an import's NPA to its GPUVM address
+ * @abo: an imported buffer, in %AMDGPU_PL_NPA
+ *
+ * For amdgpu_vm_bo_update(), in place of the VRAM base: the resource
+ * cursor of %AMDGPU_PL_NPA walks NPAs, GPUVM entries carry the address the
+ * UALink IP gave for them (&amdgpu_ualink_hw_funcs.gpuvm_addr).
+ *
+ * Returns: the offset, modulo 2^64.
+ */
+u64 amdgpu_ualink_gpuvm_offset(struct amdgpu_bo *abo)
+{
+	return abo->ualink ? abo->ualink->gpuvm_offset : 0;
 }
 
 static int amdgpu_ualink_irq_set(struct amdgpu_device *adev,

@@ -71,6 +71,17 @@ struct amdgpu_ualink_hw_funcs {
 	/** @irq_src: its source ID */
 	unsigned int irq_src;
 	/**
+	 * @gpuvm_addr: the address GPUVM page-table entries carry for the
+	 * NPA range @npa, @size of an import, in @addr (the range's bytes
+	 * follow from there). An NPA has 51 bits and a GPUVM entry's address
+	 * field fewer (bits 47:12 on GFX9 to GFX12): how the IP routes such
+	 * an address to its fabric port is its business, and an address is
+	 * never masked to fit. Returns 0, or -ERANGE when this GPU's page
+	 * tables cannot reach the range: the import then fails with -ERANGE.
+	 */
+	int (*gpuvm_addr)(struct amdgpu_device *adev, u64 npa, u64 size,
+			  u64 *addr);
+	/**
 	 * @gpuvm_pte_flags: what marks a GPUVM page-table entry as a fabric
 	 * (NPA) address rather than local VRAM, ORed into the entries that
 	 * map an imported buffer
@@ -98,6 +109,7 @@ struct dma_buf *amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo,
 struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 						      struct dma_buf *dma_buf);
 u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev);
+u64 amdgpu_ualink_gpuvm_offset(struct amdgpu_bo *abo);
 
 #else
 
@@ -151,6 +163,11 @@ amdgpu_ualink_gem_prime_import(struct drm_device *dev, struct dma_buf *dma_buf)
 }
 
 static inline u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev)
+{
+	return 0;
+}
+
+static inline u64 amdgpu_ualink_gpuvm_offset(struct amdgpu_bo *abo)
 {
 	return 0;
 }

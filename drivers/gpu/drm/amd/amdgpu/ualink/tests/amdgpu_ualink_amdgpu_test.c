@@ -263,6 +263,7 @@ struct fake_node {
 	atomic_t shootdown_requests;
 	unsigned long last_exporter;
 	struct fake_ring rx;	/* the peer's ring here */
+	struct page **vram;	/* the vehicle's view of its VRAM */
 };
 
 static struct fake_node *fake_node(void *adev)
@@ -401,6 +402,20 @@ static int fake_irq_set(struct amdgpu_device *adev, bool enable)
 	return 0;
 }
 
+/*
+ * GPUVM reaches the fabric through addresses below 2^48, the width of
+ * GFX9's entries, where this fake IP puts the NPAs of accelerators 0 to
+ * 127 as they are; those of 128 and up it cannot reach.
+ */
+static int fake_gpuvm_addr(struct amdgpu_device *adev, u64 npa, u64 size,
+			   u64 *addr)
+{
+	if (npa + size > BIT_ULL(48))
+		return -ERANGE;
+	*addr = npa;
+	return 0;
+}
+
 static const struct amdgpu_ualink_hw_funcs fake_hw = {
 	.mbox = &fake_mbox,
 	.pt = &ualink_test_pt_ops,
@@ -415,6 +430,7 @@ static const struct amdgpu_ualink_hw_funcs fake_hw = {
 	.irq_set = fake_irq_set,
 	.irq_client = FAKE_IRQ_CLIENT,
 	.irq_src = FAKE_IRQ_SRC,
+	.gpuvm_addr = fake_gpuvm_addr,
 	.gpuvm_pte_flags = FAKE_GPUVM_FABRIC,
 };
 

@@ -38,7 +38,18 @@
 #include "amdgpu_vm.h"
 #include "gmc_v9_0.h"
 
-#define VEHICLE_VRAM		SZ_64M
+/*
+ * VRAM as the memory manager sees it, and the part of it the CPU's view
+ * (the aperture) really holds: its top, where amdgpu places page tables
+ * and other buffers the CPU writes (top-down). Buffers below are never
+ * touched by the CPU here (created without CPU access), and that part of
+ * the view is one shared page.
+ */
+#define VEHICLE_VRAM		(SZ_1G + SZ_512M)
+#define VEHICLE_VRAM_HELD	SZ_64M
+#define VEHICLE_VRAM_PAGES	(VEHICLE_VRAM >> PAGE_SHIFT)
+/* the first held page; the one before it is the shared page */
+#define VEHICLE_VRAM_FIRST	((VEHICLE_VRAM - VEHICLE_VRAM_HELD) >> PAGE_SHIFT)
 
 static void vehicle_flush_hdp(struct amdgpu_device *adev,
 			      struct amdgpu_ring *ring)
@@ -74,16 +85,58 @@ static void vehicle_adev_init(struct amdgpu_device *adev, struct device *dev)
 	RCU_INIT_POINTER(adev->gang_submit, dma_fence_get_stub());
 }
 
+static void vehicle_vram_free(struct fake_node *node)
+{
+	unsigned long i;
+
+	if (!node->vram)
+		return;
+	for (i = VEHICLE_VRAM_FIRST - 1; i < VEHICLE_VRAM_PAGES; i++)
+		if (node->vram[i])
+			__free_page(node->vram[i]);
+	kvfree(node->vram);
+	node->vram = NULL;
+}
+
+/* The CPU's view of the VRAM, see VEHICLE_VRAM_HELD. */
+static void __iomem *vehicle_vram_map(struct fake_node *node)
+{
+	unsigned long i;
+	void *view;
+
+	node->vram = kvcalloc(VEHICLE_VRAM_PAGES, sizeof(*node->vram),
+			      GFP_KERNEL);
+	if (!node->vram)
+		return NULL;
+	/* the shared page, then the held ones */
+	for (i = VEHICLE_VRAM_FIRST - 1; i < VEHICLE_VRAM_PAGES; i++) {
+		node->vram[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!node->vram[i])
+			goto err;
+	}
+	for (i = 0; i < VEHICLE_VRAM_FIRST - 1; i++)
+		node->vram[i] = node->vram[VEHICLE_VRAM_FIRST - 1];
+	view = vmap(node->vram, VEHICLE_VRAM_PAGES, VM_MAP, PAGE_KERNEL);
+	if (view)
+		return (void __iomem __force *)view;
+err:
+	vehicle_vram_free(node);
+	return NULL;
+}
+
 static void vehicle_teardown(void *data)
 {
-	struct amdgpu_device *adev = data;
+	struct fake_node *node = data;
+	struct amdgpu_device *adev = &node->adev;
 
 	amdgpu_seq64_fini(adev);
 	amdgpu_vm_manager_fini(adev);
 	flush_workqueue(adev->mman.bdev.wq);
 	/* not an ioremap: amdgpu_ttm_fini() must not unmap it */
-	vfree((void __force *)adev->mman.aper_base_kaddr);
+	if (adev->mman.aper_base_kaddr)
+		vunmap((void __force *)adev->mman.aper_base_kaddr);
 	adev->mman.aper_base_kaddr = NULL;
+	vehicle_vram_free(node);
 	amdgpu_ttm_fini(adev);
 	amdgpu_reset_put_reset_domain(adev->reset_domain);
 	dma_fence_put(rcu_dereference_protected(adev->gang_submit, true));
@@ -142,9 +195,17 @@ static struct fake_node *vehicle_create(struct kunit *test, const char *name,
 							      "ualink-vehicle");
 	KUNIT_ASSERT_NOT_NULL(test, adev->reset_domain);
 
-	/* a Vega10's memory controller functions, 64 MiB of VRAM */
+	/* a Vega10's memory controller functions and VM manager */
 	gmc.adev = adev;
 	KUNIT_ASSERT_EQ(test, gmc_v9_0_ip_block.funcs->early_init(&gmc), 0);
+	amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48);
+	amdgpu_vm_manager_init(adev);
+	adev->vm_manager.vm_update_mode = AMDGPU_VM_USE_CPU_FOR_GFX |
+					  AMDGPU_VM_USE_CPU_FOR_COMPUTE;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_teardown,
+							node), 0);
+
+	/* amdgpu's TTM device over the fake VRAM */
 	adev->gmc.mc_vram_size = VEHICLE_VRAM;
 	adev->gmc.real_vram_size = VEHICLE_VRAM;
 	adev->gmc.gart_size = SZ_512M;
@@ -152,34 +213,24 @@ static struct fake_node *vehicle_create(struct kunit *test, const char *name,
 	adev->gmc.visible_vram_size = 0;
 	KUNIT_ASSERT_EQ(test, amdgpu_ttm_init(adev), 0);
 	adev->gmc.visible_vram_size = VEHICLE_VRAM;
-	adev->mman.aper_base_kaddr = (void __iomem __force *)vzalloc(VEHICLE_VRAM);
-	if (!adev->mman.aper_base_kaddr) {
-		vehicle_teardown(adev);
-		KUNIT_FAIL_AND_ABORT(test, "no memory for the fake VRAM");
-	}
-	amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48);
-	amdgpu_vm_manager_init(adev);
-	adev->vm_manager.vm_update_mode = AMDGPU_VM_USE_CPU_FOR_GFX |
-					  AMDGPU_VM_USE_CPU_FOR_COMPUTE;
-	if (amdgpu_seq64_init(adev)) {
-		vehicle_teardown(adev);
-		KUNIT_FAIL_AND_ABORT(test, "amdgpu_seq64_init");
-	}
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_teardown,
-							adev), 0);
+	adev->mman.aper_base_kaddr = vehicle_vram_map(node);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, adev->mman.aper_base_kaddr,
+				  "no memory for the fake VRAM");
+	KUNIT_ASSERT_EQ(test, amdgpu_seq64_init(adev), 0);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ip_block_add(adev, &fake_hw), 0);
 	return node;
 }
 
 /*
- * Two vehicles, A exporting and B importing, that know each other, with
- * their UALink IP blocks up (sw_init, hw_init).
+ * Two vehicles, A exporting and B importing, with accelerator IDs @ida and
+ * @idb, that know each other, with their UALink IP blocks up (sw_init,
+ * hw_init).
  */
-static void vehicle_pair(struct kunit *test, struct fake_node **a,
-			 struct fake_node **b)
+static void vehicle_pair_ids(struct kunit *test, struct fake_node **a,
+			     struct fake_node **b, u16 ida, u16 idb)
 {
-	*a = vehicle_create(test, "ualink-vehicle-a", FAKE_A);
-	*b = vehicle_create(test, "ualink-vehicle-b", FAKE_B);
+	*a = vehicle_create(test, "ualink-vehicle-a", ida);
+	*b = vehicle_create(test, "ualink-vehicle-b", idb);
 	(*a)->peer = *b;
 	(*b)->peer = *a;
 	KUNIT_ASSERT_EQ(test, fake_ip(*a)->sw_init(&(*a)->adev), 0);
@@ -191,6 +242,12 @@ static void vehicle_pair(struct kunit *test, struct fake_node **a,
 							*a), 0);
 	KUNIT_ASSERT_EQ(test, fake_ip(*a)->hw_init(&(*a)->adev), 0);
 	KUNIT_ASSERT_EQ(test, fake_ip(*b)->hw_init(&(*b)->adev), 0);
+}
+
+static void vehicle_pair(struct kunit *test, struct fake_node **a,
+			 struct fake_node **b)
+{
+	vehicle_pair_ids(test, a, b, FAKE_A, FAKE_B);
 }
 
 static void vehicle_file_close(void *data)
@@ -440,9 +497,142 @@ static void ualink_vehicle_gem_ioctls(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, close_fd(fd), 0);
 }
 
+/*
+ * The entry GPUVM's walk uses for @va in @vm: from the root down through
+ * the page directories to the first entry that is a PTE (one of a page
+ * table, or a huge one of a directory, marked AMDGPU_PDE_PTE), with its
+ * level. Tables are read where the CPU update wrote them (the aperture).
+ */
+static u64 vehicle_walk(struct kunit *test, struct amdgpu_device *adev,
+			struct amdgpu_vm *vm, u64 va, unsigned int *level)
+{
+	struct amdgpu_bo *bo = vm->root.bo;
+	unsigned int l, shift, idx;
+	u64 *table, e;
+
+	for (l = adev->vm_manager.root_level; ; l++) {
+		shift = l == AMDGPU_VM_PTB ? 0 :
+			9 * (AMDGPU_VM_PDB0 - l) + adev->vm_manager.block_size;
+		idx = (va >> AMDGPU_GPU_PAGE_SHIFT >> shift) & 511;
+		table = amdgpu_bo_kptr(bo);
+		KUNIT_ASSERT_NOT_NULL(test, table);
+		/* in the part of the fake VRAM that holds memory */
+		KUNIT_ASSERT_GE(test, amdgpu_bo_gpu_offset_no_check(bo) -
+				adev->gmc.vram_start,
+				(u64)VEHICLE_VRAM - VEHICLE_VRAM_HELD);
+		e = READ_ONCE(table[idx]);
+		*level = l;
+		if (l == AMDGPU_VM_PTB || (e & AMDGPU_PDE_PTE) ||
+		    !(e & AMDGPU_PTE_VALID))
+			return e;
+		bo = to_amdgpu_bo_vm(bo)->entries[idx].bo;
+		KUNIT_ASSERT_NOT_NULL(test, bo);
+	}
+}
+
+struct vehicle_gpuvm_case {
+	u16 exporter;
+	bool reachable;	/* by the fake IP's GPUVM addresses */
+};
+
+static const struct vehicle_gpuvm_case vehicle_gpuvm_cases[] = {
+	{ 0, true }, { 127, true }, { 128, false }, { 1023, false },
+};
+
+static void vehicle_gpuvm_desc(const struct vehicle_gpuvm_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "exporter %u", c->exporter);
+}
+
+KUNIT_ARRAY_PARAM(vehicle_gpuvm, vehicle_gpuvm_cases, vehicle_gpuvm_desc);
+
+/*
+ * GPUVM maps imports the way Mesa and ROCm map buffers, with amdgpu's VA
+ * ioctl on a CPU-updated VM: 4 KiB, 2 MiB and 1 GiB mappings, each aligned
+ * as its size, so that the last two are huge entries in page directories.
+ * Every entry carries the address the IP gives for the NPA, never a
+ * masked one, or the import is refused with -ERANGE when the IP cannot
+ * reach the exporter (an NPA of an accelerator from 128 on sets bits 48
+ * to 50, above GFX9's address field). A revoked import's entries are
+ * invalid once GPUVM handles the move.
+ */
+static void ualink_vehicle_gpuvm(struct kunit *test)
+{
+	static const struct {
+		u64 size;
+		u64 va;
+		unsigned int level;
+	} maps[] = {
+		{ SZ_4K, 0x100003000ULL, AMDGPU_VM_PTB },
+		{ SZ_2M, 0x200000000ULL, AMDGPU_VM_PDB0 },
+		{ SZ_1G, 0x400000000ULL, AMDGPU_VM_PDB1 },
+	};
+	const struct vehicle_gpuvm_case *c = test->param_value;
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_fpriv *fpriv;
+	struct amdgpu_bo *imp;
+	unsigned int i, level;
+	u32 ga[3], gb;
+	u64 npa, e;
+	int ret;
+
+	vehicle_pair_ids(test, &a, &b, c->exporter, 5);
+	fa = vehicle_open(test, a);
+	fb = vehicle_open(test, b);
+	fpriv = fb->driver_priv;
+	for (i = 0; i < ARRAY_SIZE(maps); i++) {
+		struct drm_amdgpu_gem_va va = {
+			.operation = AMDGPU_VA_OP_MAP,
+			.flags = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE,
+			.va_address = maps[i].va,
+			.map_size = maps[i].size,
+		};
+
+		ga[i] = vehicle_gem_create(test, fa, maps[i].size,
+					   AMDGPU_GEM_DOMAIN_VRAM,
+					   AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+		h = vehicle_export(test, fa, ga[i]);
+		ret = vehicle_import(test, fb, h, &gb);
+		if (!c->reachable) {
+			KUNIT_EXPECT_EQ(test, ret, -ERANGE);
+			continue;
+		}
+		KUNIT_ASSERT_EQ(test, ret, 0);
+		imp = vehicle_bo(test, fb, gb);
+		npa = amdgpu_bo_gpu_offset_no_check(imp);
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(npa, maps[i].size));
+
+		va.handle = gb;
+		KUNIT_EXPECT_EQ(test, amdgpu_gem_va_ioctl(&b->adev.ddev, &va, fb), 0);
+		e = vehicle_walk(test, &b->adev, &fpriv->vm, maps[i].va, &level);
+		kunit_info(test, "%llu KiB at %#llx: level %u entry %#llx, NPA %#llx\n",
+			   maps[i].size >> 10, maps[i].va, level, e, npa);
+		KUNIT_EXPECT_EQ(test, level, maps[i].level);
+		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_VALID);
+		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_READABLE);
+		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_WRITEABLE);
+		KUNIT_EXPECT_TRUE(test, e & FAKE_GPUVM_FABRIC);
+		KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL, npa);
+
+		/* A's buffer goes: B's import is revoked, and so its entry */
+		KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga[i]), 0);
+		KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(fpriv->vm.root.bo, false), 0);
+		KUNIT_EXPECT_EQ(test, amdgpu_vm_handle_moved(&b->adev, &fpriv->vm,
+							     NULL), 0);
+		amdgpu_bo_unreserve(fpriv->vm.root.bo);
+		e = vehicle_walk(test, &b->adev, &fpriv->vm, maps[i].va, &level);
+		KUNIT_EXPECT_FALSE(test, e & AMDGPU_PTE_VALID);
+	}
+}
+
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE(ualink_vehicle_export_import),
 	KUNIT_CASE(ualink_vehicle_gem_ioctls),
+	KUNIT_CASE_PARAM(ualink_vehicle_gpuvm, vehicle_gpuvm_gen_params),
 	{}
 };
 

@@ -53,10 +53,20 @@
  * down. System suspend leaves the pod earlier, before VRAM is evicted
  * (amdgpu_ualink_suspend()), so that unpinned exports are saved. A GPU
  * reset refuses peers from amdgpu_ualink_pre_reset() on, beside amdkfd's
- * hook, leaves the pod from a worker (revoking waits for GPU work the
- * reset may have to end) and takes part again after
- * amdgpu_ualink_post_reset() and that worker. Exports survive all of
- * these; imports do not.
+ * hook, and quiesces the mailbox so that nothing touches the IP while the
+ * ASIC resets; it leaves the pod from a worker queued once the reset is
+ * over (revoking waits for GPU work only the reset ends) and takes part
+ * again after that worker. Exports survive all of these; imports do not.
+ *
+ * Locking: &amdgpu_ualink.state_lock, which the reset path takes, is never
+ * held while leaving the pod, whose revocations wait for GPU work; the
+ * KUnit suite runs the reset path inside a dma-fence signalling section
+ * after a revocation waited for a fence, so that lockdep would report the
+ * dependency. hw_fini quiesces the mailbox (amdgpu_ualink_mbox_quiesce():
+ * no call into the IP's transport from then on) and hw_init resumes it
+ * and writes the NPA page tables to the IP again
+ * (amdgpu_ualink_pt_restore()), as a reset may have lost them; after a
+ * reset that waits for the worker, outside the signalling section.
  *
  * Interrupts: the IP raises one interrupt source for incoming mailbox
  * messages and shootdown requests; its handler, in hard-IRQ context, only
@@ -118,19 +128,23 @@ struct amdgpu_ualink {
 	 * against its going (&amdgpu_ualink_import.obj)
 	 */
 	struct mutex import_lock;
-	/** @leave_work: leaves the pod for a GPU reset, see @leaving */
+	/** @leave_work: leaves the pod after a GPU reset, see @reset_leave */
 	struct work_struct leave_work;
 	/**
-	 * @state_lock: protects @hw_up, @in_reset, @leaving and the changes
-	 * of @state
+	 * @state_lock: protects @hw_up, @in_reset, @leaving, @reset_leave
+	 * and the changes of @state. Taken by the GPU reset path
+	 * (amdgpu_ualink_pre_reset()): never held while waiting for GPU work
+	 * (a revocation), which only the reset may end.
 	 */
 	struct mutex state_lock;
 	/** @hw_up: between hw_init (or resume) and hw_fini (or suspend) */
 	bool hw_up;
 	/** @in_reset: between amdgpu_ualink_pre_reset() and _post_reset() */
 	bool in_reset;
-	/** @leaving: @leave_work is queued or running */
+	/** @leaving: leaving the pod is due or under way */
 	bool leaving;
+	/** @reset_leave: the leaving a reset defers to its end */
+	bool reset_leave;
 	/**
 	 * @state: an AMDGPU_UALINK_STATE_* value; written under
 	 * @state_lock, read without it
@@ -704,18 +718,21 @@ static void amdgpu_ualink_shootdown_work(struct work_struct *work)
 }
 
 /*
- * Leave the pod: grants dropped, imports revoked, peers told. The state
- * changes first, so that member() refuses peers while it happens.
+ * Refuse peers from now on, as @state (OFFLINE; RESETTING is kept). Returns
+ * true when the device was active: the caller then leaves the pod with
+ * amdgpu_ualink_leave(), without @state_lock.
  */
-static void amdgpu_ualink_leave(struct amdgpu_ualink *ualink, u32 state)
+static bool amdgpu_ualink_refuse(struct amdgpu_ualink *ualink, u32 state)
 {
 	u32 old = ualink->state;
 
 	lockdep_assert_held(&ualink->state_lock);
 	if (old != AMDGPU_UALINK_STATE_RESETTING)
 		WRITE_ONCE(ualink->state, state);
-	if (old == AMDGPU_UALINK_STATE_ACTIVE)
-		amdgpu_ualink_dev_reset(&ualink->udev);
+	if (old != AMDGPU_UALINK_STATE_ACTIVE)
+		return false;
+	ualink->leaving = true;
+	return true;
 }
 
 /* What a device takes part as once nothing keeps it out. */
@@ -730,18 +747,33 @@ static void amdgpu_ualink_settle(struct amdgpu_ualink *ualink)
 }
 
 /*
- * A GPU reset's leaving, in a worker: revoking reserves buffers and waits
- * for their GPU work, which the reset may have to end first.
+ * Leave the pod, after amdgpu_ualink_refuse() said so: every grant dropped
+ * and unpinned, every import revoked, peers told. Revoking waits for the
+ * GPU work on an import, which only a GPU reset may end: never with
+ * @state_lock held, which the reset path takes.
+ */
+static void amdgpu_ualink_leave(struct amdgpu_ualink *ualink)
+{
+	lockdep_assert_not_held(&ualink->state_lock);
+	amdgpu_ualink_dev_reset(&ualink->udev);
+	guard(mutex)(&ualink->state_lock);
+	ualink->leaving = false;
+	amdgpu_ualink_settle(ualink);
+}
+
+/*
+ * A GPU reset's leaving, queued once the reset is over: the page tables go
+ * to the IP again first (the reset may have lost them; doing it inside the
+ * reset would take the tables' lock, which is held across allocations,
+ * in the reset's dma-fence signalling section).
  */
 static void amdgpu_ualink_leave_work(struct work_struct *work)
 {
 	struct amdgpu_ualink *ualink =
 		container_of(work, struct amdgpu_ualink, leave_work);
 
-	amdgpu_ualink_dev_reset(&ualink->udev);
-	guard(mutex)(&ualink->state_lock);
-	ualink->leaving = false;
-	amdgpu_ualink_settle(ualink);
+	amdgpu_ualink_pt_restore(&ualink->pt);
+	amdgpu_ualink_leave(ualink);
 }
 
 static int amdgpu_ualink_sw_init(void *handle)
@@ -759,6 +791,8 @@ static int amdgpu_ualink_sw_init(void *handle)
 				     adev, &ualink->pt);
 	if (ret)
 		goto err_pt;
+	/* the IP is programmed by hw_init: no transport before that */
+	amdgpu_ualink_mbox_quiesce(ualink->udev.mbox);
 	ret = amdgpu_ualink_npa_pool_init(&ualink->pool, &adev->mman.bdev,
 					  AMDGPU_PL_NPA, amdgpu_ualink_bo_range);
 	if (ret)
@@ -807,6 +841,13 @@ static int amdgpu_ualink_sw_fini(void *handle)
 	return 0;
 }
 
+/*
+ * Init, resume, and resume inside a GPU reset: the IP is programmed, the
+ * page tables are written to it again (after a reset, by the worker that
+ * leaves the pod: until then the IP must not translate what peers send),
+ * the mailbox uses the transport again, and shootdown requests that
+ * arrived before hw_fini are served.
+ */
 static int amdgpu_ualink_hw_init(void *handle)
 {
 	struct amdgpu_device *adev = handle;
@@ -821,6 +862,9 @@ static int amdgpu_ualink_hw_init(void *handle)
 		if (ret)
 			return ret;
 	}
+	/* inside a reset, the worker that leaves the pod does it */
+	if (!ualink->in_reset)
+		amdgpu_ualink_pt_restore(&ualink->pt);
 	ret = amdgpu_irq_get(adev, &ualink->irq, 0);
 	if (ret) {
 		if (ualink->hw->hw_fini)
@@ -828,20 +872,35 @@ static int amdgpu_ualink_hw_init(void *handle)
 		return ret;
 	}
 	ualink->hw_up = true;
+	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
+	if (!bitmap_empty(ualink->shootdowns, AMDGPU_UALINK_MAX_ACCELS))
+		schedule_work(&ualink->shootdown_work);
 	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
 		WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
 	return 0;
 }
 
+/*
+ * Teardown, suspend, and suspend inside a GPU reset: out of the pod (not
+ * inside a reset, which leaves afterwards), then nothing touches the
+ * hardware any more: the mailbox is quiesced, the interrupt off, the
+ * shootdown work stopped (its pending requests stay for hw_init).
+ */
 static int amdgpu_ualink_hw_fini(void *handle)
 {
 	struct amdgpu_device *adev = handle;
 	struct amdgpu_ualink *ualink = adev->ualink;
+	bool leave;
+
+	scoped_guard(mutex, &ualink->state_lock)
+		leave = amdgpu_ualink_refuse(ualink, AMDGPU_UALINK_STATE_OFFLINE);
+	if (leave)
+		amdgpu_ualink_leave(ualink);
 
 	guard(mutex)(&ualink->state_lock);
-	amdgpu_ualink_leave(ualink, AMDGPU_UALINK_STATE_OFFLINE);
 	if (ualink->hw_up) {
 		ualink->hw_up = false;
+		amdgpu_ualink_mbox_quiesce(ualink->udev.mbox);
 		WARN_ON(amdgpu_irq_put(adev, &ualink->irq, 0));
 		cancel_work_sync(&ualink->shootdown_work);
 		if (ualink->hw->hw_fini)
@@ -919,19 +978,27 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
 {
 	struct amdgpu_ualink *ualink = adev->ualink;
 
+	bool leave;
+
 	if (!ualink || !ualink->sw_up)
 		return;
-	guard(mutex)(&ualink->state_lock);
-	amdgpu_ualink_leave(ualink, AMDGPU_UALINK_STATE_OFFLINE);
+	/* a GPU reset's leaving goes first */
+	flush_work(&ualink->leave_work);
+	scoped_guard(mutex, &ualink->state_lock)
+		leave = amdgpu_ualink_refuse(ualink, AMDGPU_UALINK_STATE_OFFLINE);
+	if (leave)
+		amdgpu_ualink_leave(ualink);
 }
 
 /**
- * amdgpu_ualink_pre_reset - a GPU reset begins: refuse peers, then leave
+ * amdgpu_ualink_pre_reset - a GPU reset begins: refuse peers, stop the mailbox
  * @adev: the device
  *
- * The device stops granting at once; grants are dropped, imports revoked
- * and peers told from a worker, since revoking waits for buffers that the
- * hung work may hold until the reset ends it.
+ * The device stops granting at once, and nothing touches the UALink IP
+ * while the ASIC resets (the mailbox is quiesced until the reset's
+ * hw_init). Leaving the pod (grants dropped, imports revoked, peers told)
+ * waits for the end of the reset, which ends the GPU work that revoking
+ * waits for: it runs from a worker queued by amdgpu_ualink_post_reset().
  */
 void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 {
@@ -941,18 +1008,17 @@ void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 		return;
 	guard(mutex)(&ualink->state_lock);
 	ualink->in_reset = true;
-	if (ualink->state == AMDGPU_UALINK_STATE_ACTIVE && !ualink->leaving) {
-		ualink->leaving = true;
-		schedule_work(&ualink->leave_work);
-	}
+	if (amdgpu_ualink_refuse(ualink, AMDGPU_UALINK_STATE_RESETTING))
+		ualink->reset_leave = true;
 	WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_RESETTING);
+	amdgpu_ualink_mbox_quiesce(ualink->udev.mbox);
 }
 
 /**
- * amdgpu_ualink_post_reset - the GPU reset is over: take part again
+ * amdgpu_ualink_post_reset - the GPU reset is over: leave, then take part
  * @adev: the device; peers re-handshake with its new generation
  *
- * Active again once the worker of amdgpu_ualink_pre_reset() is done too.
+ * Active again once the worker that leaves the pod is done.
  */
 void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 {
@@ -962,6 +1028,12 @@ void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 		return;
 	guard(mutex)(&ualink->state_lock);
 	ualink->in_reset = false;
+	if (ualink->hw_up)
+		amdgpu_ualink_mbox_resume(ualink->udev.mbox);
+	if (ualink->reset_leave) {
+		ualink->reset_leave = false;
+		schedule_work(&ualink->leave_work);
+	}
 	amdgpu_ualink_settle(ualink);
 }
 

@@ -68,6 +68,27 @@ module_param(mbox_retries, uint, 0644);
 MODULE_PARM_DESC(mbox_retries,
 		 "Retransmissions of a mailbox request within its time, for nodes created afterwards (default 3)");
 
+/*
+ * May the transport be used? Holds hw_sem for reading until hw_end() if
+ * so; not while the mailbox is quiesced. Held around single calls into the
+ * transport only, never across an allocation: a GPU reset quiesces the
+ * mailbox inside a dma-fence signalling section.
+ */
+static bool hw_begin(struct amdgpu_ualink_mbox *mbox)
+{
+	down_read(&mbox->hw_sem);
+	if (!mbox->quiesced)
+		return true;
+	up_read(&mbox->hw_sem);
+	return false;
+}
+
+static void hw_end(struct amdgpu_ualink_mbox *mbox)
+{
+	up_read(&mbox->hw_sem);
+}
+
+/* Room in our ring at the peer? None while quiesced. */
 static bool tx_room(struct amdgpu_ualink_peer *peer)
 {
 	struct amdgpu_ualink_mbox *mbox = peer->mbox;
@@ -80,7 +101,10 @@ static bool tx_room(struct amdgpu_ualink_peer *peer)
 	 * Looks full: read what the peer consumed. An index that claims
 	 * more than we wrote is nonsense and leaves the ring full.
 	 */
+	if (!hw_begin(mbox))
+		return false;
 	peer->tx_tail = mbox->ops->peer_tail(mbox->ops_priv, peer->id);
+	hw_end(mbox);
 	return peer->tx_head - peer->tx_tail < AMDGPU_UALINK_RING_ENTRIES;
 }
 
@@ -88,10 +112,14 @@ static bool tx_room(struct amdgpu_ualink_peer *peer)
 static bool tx_write(struct amdgpu_ualink_peer *peer, const u8 *wire, u8 type)
 {
 	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+	int ret;
 
-	if (!tx_room(peer) ||
-	    mbox->ops->post(mbox->ops_priv, peer->id,
-			    peer->tx_head % AMDGPU_UALINK_RING_ENTRIES, wire))
+	if (!tx_room(peer) || !hw_begin(mbox))
+		return false;
+	ret = mbox->ops->post(mbox->ops_priv, peer->id,
+			      peer->tx_head % AMDGPU_UALINK_RING_ENTRIES, wire);
+	hw_end(mbox);
+	if (ret)
 		return false;
 	peer->tx_head++;
 	peer->stats.sent[type]++;
@@ -215,12 +243,17 @@ void amdgpu_ualink_tx_flush(struct amdgpu_ualink_peer *peer)
 
 	lockdep_assert_held(&peer->lock);
 
+	/* quiesced: the queue waits for amdgpu_ualink_mbox_resume() */
+	if (READ_ONCE(mbox->quiesced))
+		return;
 	while ((tx = list_first_entry_or_null(&peer->txq,
 					      struct amdgpu_ualink_tx, link)))
 		if (!tx_one(peer, tx))
 			break;
-	if (peer->tx_head != head)
+	if (peer->tx_head != head && hw_begin(mbox)) {
 		mbox->ops->publish(mbox->ops_priv, peer->id, peer->tx_head);
+		hw_end(mbox);
+	}
 	if (!list_empty(&peer->txq))
 		amdgpu_ualink_tick_arm(mbox);
 }
@@ -241,7 +274,8 @@ void amdgpu_ualink_tx_queue(struct amdgpu_ualink_peer *peer,
 	tx->since = jiffies;
 	tx->faulted = false;
 	tx->reorder = false;
-	if (!list_empty(&peer->txq) || !tx_room(peer))
+	if (!list_empty(&peer->txq) ||
+	    peer->tx_head - peer->tx_tail >= AMDGPU_UALINK_RING_ENTRIES)
 		peer->stats.ring_full++;
 	list_add_tail(&tx->link, &peer->txq);
 	amdgpu_ualink_tx_flush(peer);
@@ -455,24 +489,34 @@ static void rx_drain(struct amdgpu_ualink_peer *peer)
 	amdgpu_ualink_peer_notify(peer, event);
 
 	mutex_lock(&peer->lock);
+	/* quiesced: the ring is read again on resume */
+	if (!hw_begin(mbox))
+		goto unlock;
 	head = mbox->ops->rx_head(mbox->ops_priv, peer->id);
+	hw_end(mbox);
 	tail = peer->rx_tail;
 	if (head - tail > AMDGPU_UALINK_RING_ENTRIES) {
 		peer->stats.dropped[AMDGPU_UALINK_DROP_RING] += head - tail;
 		tail = head;
 	}
-	while (tail != head) {
+	peer->rx_tail = tail;
+	/* a callback may run for long: the mailbox may be quiesced meanwhile */
+	while (peer->rx_tail != head && hw_begin(mbox)) {
 		mbox->ops->rx_read(mbox->ops_priv, peer->id,
-				   tail % AMDGPU_UALINK_RING_ENTRIES, entry);
-		tail++;
+				   peer->rx_tail % AMDGPU_UALINK_RING_ENTRIES,
+				   entry);
+		hw_end(mbox);
+		peer->rx_tail++;
 		rx_entry(peer, entry);
 	}
-	if (tail != peer->rx_tail) {
-		peer->rx_tail = tail;
-		mbox->ops->rx_ack(mbox->ops_priv, peer->id, tail);
+	if (peer->rx_acked != peer->rx_tail && hw_begin(mbox)) {
+		peer->rx_acked = peer->rx_tail;
+		mbox->ops->rx_ack(mbox->ops_priv, peer->id, peer->rx_acked);
+		hw_end(mbox);
 	}
 	/* the doorbell may mean the peer consumed our entries */
 	amdgpu_ualink_tx_flush(peer);
+unlock:
 	mutex_unlock(&peer->lock);
 }
 
@@ -548,6 +592,9 @@ static void tick_work(struct work_struct *work)
 	bool busy = false;
 	int event;
 
+	/* quiesced: deadlines are looked at again on resume */
+	if (READ_ONCE(mbox->quiesced))
+		return;
 	xa_for_each(&mbox->peers, index, peer) {
 		event = -1;
 		mutex_lock(&peer->lock);
@@ -645,6 +692,7 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 	spin_lock_init(&mbox->bell_lock);
 	xa_init(&mbox->peers);
 	mutex_init(&mbox->reset_lock);
+	init_rwsem(&mbox->hw_sem);
 	amdgpu_ualink_fault_init(&mbox->fault, self);
 	/*
 	 * A generation and transaction numbers nobody saw before, so that a
@@ -704,6 +752,51 @@ void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox)
 	kfree(mbox);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_destroy);
+
+/**
+ * amdgpu_ualink_mbox_quiesce - stop using the transport
+ * @mbox: the node
+ *
+ * For a device going to sleep or being reset: when this returns, no call
+ * into &amdgpu_ualink_mbox_ops is in progress and none is made until
+ * amdgpu_ualink_mbox_resume(). Messages submitted meanwhile wait in their
+ * queues, doorbells are remembered, and deadlines are looked at again on
+ * resume (a request may then time out at once). Does not wait for the
+ * export/import layer's callbacks, which may wait for GPU work (a
+ * revocation) that a reset has to end first.
+ *
+ * Context: process context; not from the mailbox's callbacks.
+ */
+void amdgpu_ualink_mbox_quiesce(struct amdgpu_ualink_mbox *mbox)
+{
+	down_write(&mbox->hw_sem);
+	WRITE_ONCE(mbox->quiesced, true);
+	up_write(&mbox->hw_sem);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_quiesce);
+
+/**
+ * amdgpu_ualink_mbox_resume - use the transport again
+ * @mbox: the node, quiesced or not
+ *
+ * The worker then reads every peer's ring and writes what waited, and
+ * retransmissions go on. Takes no lock that is held across an allocation
+ * or a wait, so that a GPU reset may call it.
+ */
+void amdgpu_ualink_mbox_resume(struct amdgpu_ualink_mbox *mbox)
+{
+	struct amdgpu_ualink_peer *peer;
+	unsigned long index;
+
+	down_write(&mbox->hw_sem);
+	WRITE_ONCE(mbox->quiesced, false);
+	up_write(&mbox->hw_sem);
+	/* a look at every peer: its ring, and our queue for it */
+	xa_for_each(&mbox->peers, index, peer)
+		amdgpu_ualink_mbox_doorbell(mbox, index);
+	amdgpu_ualink_tick_arm(mbox);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_resume);
 
 /**
  * amdgpu_ualink_mbox_flush - wait for the messages received so far

@@ -34,7 +34,12 @@ struct drm_printer;
  * receiver the consumer index; each publishes its own to the other side and
  * then rings the other side's doorbell, which makes the backend call
  * amdgpu_ualink_mbox_doorbell() on the other node. All ops are called in
- * process context with a peer's lock held and may sleep.
+ * process context with a peer's lock held and may sleep, but not allocate
+ * memory or wait for GPU work when the mailbox may be quiesced from a GPU
+ * reset (amdgpu_ualink_mbox_quiesce() waits for the call in progress
+ * inside the reset's dma-fence signalling section): amdgpu's transport is
+ * registers. The emulated pod's allocates a ring on its first post; it
+ * has no GPU reset.
  */
 struct amdgpu_ualink_mbox_ops {
 	/**
@@ -218,6 +223,8 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_doorbell(struct amdgpu_ualink_mbox *mbox, u16 peer);
 void amdgpu_ualink_mbox_flush(struct amdgpu_ualink_mbox *mbox);
+void amdgpu_ualink_mbox_quiesce(struct amdgpu_ualink_mbox *mbox);
+void amdgpu_ualink_mbox_resume(struct amdgpu_ualink_mbox *mbox);
 int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,
 				   unsigned int timeout_ms,
 				   unsigned int retries);

@@ -9,6 +9,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/mutex.h>
+#include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
@@ -75,8 +76,9 @@ struct amdgpu_ualink_peer {
 	/* our ring at the peer: next index to write, last consumer index */
 	u32 tx_head;
 	u32 tx_tail;
-	/* the peer's ring here: next index to read */
+	/* the peer's ring here: next index to read, last index acknowledged */
 	u32 rx_tail;
+	u32 rx_acked;
 	/* answers to the peer's recent requests, allocated on the first */
 	struct amdgpu_ualink_reply *replies;
 	unsigned int reply_next;
@@ -114,6 +116,15 @@ struct amdgpu_ualink_mbox {
 	u64 generation;
 	/* serialises amdgpu_ualink_mbox_reset() against itself */
 	struct mutex reset_lock;
+
+	/*
+	 * Every call into the transport (&amdgpu_ualink_mbox_ops) holds
+	 * hw_sem for reading and checks quiesced, which changes under it
+	 * held for writing: amdgpu_ualink_mbox_quiesce() returns with no
+	 * call in progress and none to come.
+	 */
+	struct rw_semaphore hw_sem;
+	bool quiesced;
 
 	/* timing, written by amdgpu_ualink_mbox_set_timeout() */
 	unsigned long timeout;	/* jiffies a request may take */

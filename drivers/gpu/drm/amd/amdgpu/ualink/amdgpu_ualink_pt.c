@@ -447,6 +447,38 @@ void amdgpu_ualink_pt_fini(struct amdgpu_ualink_pt *pt)
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_pt_fini);
 
+static void pt_restore(struct amdgpu_ualink_pt *pt,
+		       struct amdgpu_ualink_pt_node *node)
+{
+	unsigned int i;
+
+	pt_commit(pt, node, 0, AMDGPU_UALINK_PT_ENTRIES);
+	if (node->level == PT_LAST)
+		return;
+	for (i = 0; i < AMDGPU_UALINK_PT_ENTRIES; i++)
+		if (node->children[i])
+			pt_restore(pt, node->children[i]);
+}
+
+/**
+ * amdgpu_ualink_pt_restore - write every table to the hardware again
+ * @pt: the manager
+ *
+ * After a reset that may have lost the hardware's copy of the tables:
+ * every entry of every table is committed again (&amdgpu_ualink_pt_ops
+ * .commit) from the CPU's copy, the root first. Nothing without a commit
+ * callback (the hardware reads the CPU's copy).
+ */
+void amdgpu_ualink_pt_restore(struct amdgpu_ualink_pt *pt)
+{
+	if (!pt->ops->commit)
+		return;
+	mutex_lock(&pt->lock);
+	pt_restore(pt, pt->root);
+	mutex_unlock(&pt->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_pt_restore);
+
 /**
  * amdgpu_ualink_pt_map - map a range of the window onto local memory
  * @pt: the manager

@@ -143,6 +143,7 @@ int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
 			  const struct amdgpu_ualink_pte_format *fmt,
 			  void *priv);
 void amdgpu_ualink_pt_fini(struct amdgpu_ualink_pt *pt);
+void amdgpu_ualink_pt_restore(struct amdgpu_ualink_pt *pt);
 int amdgpu_ualink_pt_map(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,
 			 struct amdgpu_ualink_pt_cursor *cur);
 int amdgpu_ualink_pt_unmap(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,

@@ -24,6 +24,7 @@
 
 #include <kunit/device.h>
 #include <kunit/test.h>
+#include <linux/delay.h>
 
 #include <drm/drm_kunit_helpers.h>
 
@@ -260,6 +261,8 @@ struct fake_node {
 	int hw_inits;
 	int hw_finis;
 	int messages;
+	bool hw_on;		/* between the IP's hw_init and hw_fini */
+	atomic_t hw_off_calls;	/* transport calls outside of that */
 	atomic_t shootdown_requests;
 	unsigned long last_exporter;
 	struct fake_ring rx;	/* the peer's ring here */
@@ -271,10 +274,13 @@ static struct fake_node *fake_node(void *adev)
 	return container_of((struct amdgpu_device *)adev, struct fake_node, adev);
 }
 
+/* A call into the transport, which the IP serves only while it is up. */
 static struct fake_ring *fake_ring_at(void *priv, u16 peer)
 {
 	struct fake_node *self = fake_node(priv);
 
+	if (!READ_ONCE(self->hw_on))
+		atomic_inc(&self->hw_off_calls);
 	return peer == self->peer->id ? &self->peer->rx : NULL;
 }
 
@@ -326,17 +332,23 @@ static u32 fake_rx_head(void *priv, u16 sender)
 {
 	struct fake_node *self = fake_node(priv);
 
+	if (!READ_ONCE(self->hw_on))
+		atomic_inc(&self->hw_off_calls);
 	/* pairs with the release in fake_publish(): entries after the index */
 	return sender == self->peer->id ? smp_load_acquire(&self->rx.head) : 0;
 }
 
 static void fake_rx_read(void *priv, u16 sender, unsigned int slot, void *entry)
 {
+	if (!READ_ONCE(fake_node(priv)->hw_on))
+		atomic_inc(&fake_node(priv)->hw_off_calls);
 	memcpy(entry, fake_node(priv)->rx.slot[slot], AMDGPU_UALINK_MSG_SIZE);
 }
 
 static void fake_rx_ack(void *priv, u16 sender, u32 tail)
 {
+	if (!READ_ONCE(fake_node(priv)->hw_on))
+		atomic_inc(&fake_node(priv)->hw_off_calls);
 	WRITE_ONCE(fake_node(priv)->rx.tail, tail);
 }
 
@@ -352,12 +364,14 @@ static const struct amdgpu_ualink_mbox_ops fake_mbox = {
 static int fake_hw_init(struct amdgpu_device *adev)
 {
 	fake_node(adev)->hw_inits++;
+	WRITE_ONCE(fake_node(adev)->hw_on, true);
 	return 0;
 }
 
 static void fake_hw_fini(struct amdgpu_device *adev)
 {
 	fake_node(adev)->hw_finis++;
+	WRITE_ONCE(fake_node(adev)->hw_on, false);
 }
 
 static u16 fake_accel_id(struct amdgpu_device *adev)
@@ -560,6 +574,16 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->hw_finis, 1);
 	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_OFFLINE);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -EOPNOTSUPP);
+	/*
+	 * and nothing touches B's IP: a doorbell (a late interrupt) and the
+	 * retransmissions of what B sent while leaving find the mailbox
+	 * quiesced (50 ms: the first retransmissions are due after 15)
+	 */
+	amdgpu_ualink_mbox_doorbell(b->adev.ualink->udev.mbox, FAKE_A);
+	amdgpu_ualink_mbox_flush(b->adev.ualink->udev.mbox);
+	msleep(50);
+	amdgpu_ualink_mbox_flush(b->adev.ualink->udev.mbox);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->hw_off_calls), 0);
 	/* resume: back, and round trips work again */
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->resume(&b->adev), 0);
 	KUNIT_EXPECT_TRUE(test, b->irq_on);
@@ -570,18 +594,23 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_GT(test, a->messages, messages);
 
 	/*
-	 * A GPU reset of A: it refuses peers at once and leaves the pod from
-	 * a worker; the IP blocks are suspended and resumed inside the reset.
+	 * A GPU reset of A: it refuses peers at once, and the IP is not
+	 * touched until the reset's resume; the IP blocks are suspended and
+	 * resumed inside the reset; A leaves the pod from a worker once the
+	 * reset is over, then takes part again.
 	 */
 	amdgpu_ualink_pre_reset(&a->adev);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
+	WRITE_ONCE(a->hw_on, false);	/* the ASIC resets */
+	amdgpu_ualink_mbox_doorbell(ualink->udev.mbox, FAKE_B);
+	amdgpu_ualink_mbox_flush(ualink->udev.mbox);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->hw_off_calls), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
-	flush_work(&ualink->leave_work);	/* left: still resetting */
-	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);	/* A refuses */
 	amdgpu_ualink_post_reset(&a->adev);
+	flush_work(&ualink->leave_work);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_ACTIVE);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
 
@@ -599,6 +628,9 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->hw_fini(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->hw_fini(&b->adev), 0);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
+	/* the IPs were used only between their hw_init and hw_fini */
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->hw_off_calls), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->hw_off_calls), 0);
 	KUNIT_EXPECT_EQ(test, a->hw_finis, a->hw_inits);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->sw_fini(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->sw_fini(&b->adev), 0);

@@ -24,6 +24,7 @@
  * amdgpu_ualink_amdgpu_test.c, whose fake IP it uses.
  */
 
+#include <linux/dma-fence.h>
 #include <linux/fdtable.h>
 #include <linux/mman.h>
 #include <linux/pm_runtime.h>
@@ -214,7 +215,7 @@ static struct fake_node *vehicle_create(struct kunit *test, const char *name,
 	KUNIT_ASSERT_EQ(test, amdgpu_ttm_init(adev), 0);
 	adev->gmc.visible_vram_size = VEHICLE_VRAM;
 	adev->mman.aper_base_kaddr = vehicle_vram_map(node);
-	KUNIT_ASSERT_NOT_NULL_MSG(test, adev->mman.aper_base_kaddr,
+	KUNIT_ASSERT_NOT_NULL_MSG(test, (void __force *)adev->mman.aper_base_kaddr,
 				  "no memory for the fake VRAM");
 	KUNIT_ASSERT_EQ(test, amdgpu_seq64_init(adev), 0);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ip_block_add(adev, &fake_hw), 0);
@@ -629,10 +630,99 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 	}
 }
 
+/* GPU work on a buffer: a fence that signals a while after it is armed. */
+struct vehicle_job {
+	struct dma_fence base;
+	spinlock_t lock;	/* the fence's */
+	struct delayed_work done;
+};
+
+static const char *vehicle_job_name(struct dma_fence *f)
+{
+	return "ualink-vehicle";
+}
+
+static const struct dma_fence_ops vehicle_job_ops = {
+	.get_driver_name = vehicle_job_name,
+	.get_timeline_name = vehicle_job_name,
+};
+
+static void vehicle_job_done(struct work_struct *work)
+{
+	struct vehicle_job *job = container_of(work, struct vehicle_job, done.work);
+
+	dma_fence_signal(&job->base);
+}
+
+static void vehicle_job_put(void *data)
+{
+	struct vehicle_job *job = data;
+
+	cancel_delayed_work_sync(&job->done);
+	dma_fence_signal(&job->base);
+	dma_fence_put(&job->base);
+}
+
+/* A job of @ms on @bo, as a submission would leave its fence. */
+static void vehicle_job(struct kunit *test, struct amdgpu_bo *bo, unsigned int ms)
+{
+	struct vehicle_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, job);
+	spin_lock_init(&job->lock);
+	dma_fence_init(&job->base, &vehicle_job_ops, &job->lock,
+		       dma_fence_context_alloc(1), 1);
+	INIT_DELAYED_WORK(&job->done, vehicle_job_done);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_job_put,
+							job), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(bo, false), 0);
+	KUNIT_ASSERT_EQ(test, dma_resv_reserve_fences(bo->tbo.base.resv, 1), 0);
+	dma_resv_add_fence(bo->tbo.base.resv, &job->base, DMA_RESV_USAGE_BOOKKEEP);
+	amdgpu_bo_unreserve(bo);
+	schedule_delayed_work(&job->done, msecs_to_jiffies(ms));
+}
+
+/*
+ * Suspend while GPU work runs on an import: leaving the pod revokes the
+ * import, and revoking waits for that work. Then a GPU reset, whose path is
+ * a dma-fence signalling section (the reset is what ends hung work): had
+ * the wait happened under a lock the reset takes (the glue's state lock),
+ * lockdep would report the deadlock a hung job makes of it, and the guest
+ * run fails on the report.
+ */
+static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
+{
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *imp;
+	bool cookie;
+	u32 gb;
+
+	gb = vehicle_imported(test, &a, &b, &fa, &fb);
+	imp = vehicle_bo(test, fb, gb);
+	vehicle_job(test, imp, 50);
+
+	amdgpu_ualink_suspend(&b->adev);
+	KUNIT_EXPECT_TRUE(test, dma_resv_test_signaled(imp->tbo.base.resv,
+						       DMA_RESV_USAGE_BOOKKEEP));
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+
+	cookie = dma_fence_begin_signalling();
+	amdgpu_ualink_pre_reset(&b->adev);
+	fake_ip(b)->suspend(&b->adev);
+	fake_ip(b)->resume(&b->adev);
+	amdgpu_ualink_post_reset(&b->adev);
+	dma_fence_end_signalling(cookie);
+	flush_work(&b->adev.ualink->leave_work);
+	KUNIT_EXPECT_EQ(test, b->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+}
+
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
-	KUNIT_CASE(ualink_vehicle_export_import),
-	KUNIT_CASE(ualink_vehicle_gem_ioctls),
-	KUNIT_CASE_PARAM(ualink_vehicle_gpuvm, vehicle_gpuvm_gen_params),
+	KUNIT_CASE_SLOW(ualink_vehicle_export_import),
+	KUNIT_CASE_SLOW(ualink_vehicle_gem_ioctls),
+	KUNIT_CASE_PARAM_ATTR(ualink_vehicle_gpuvm, vehicle_gpuvm_gen_params,
+			      { .speed = KUNIT_SPEED_SLOW }),
+	KUNIT_CASE_SLOW(ualink_vehicle_suspend_reset_locks),
 	{}
 };
 

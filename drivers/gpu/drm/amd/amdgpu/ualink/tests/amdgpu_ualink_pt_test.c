@@ -433,6 +433,32 @@ static void pt_large_leaf_selection(struct kunit *test)
 	}
 }
 
+/*
+ * A reset lost the hardware's copy of every table: restore writes it all
+ * again from the CPU's copy, and the hardware's walk finds the mapping.
+ */
+static void pt_restore_after_reset(struct kunit *test)
+{
+	static const struct chunk ch[] = {
+		{ 5ULL * SZ_1G, SZ_1G }, { SZ_8M, SZ_2M }, { SZ_16M, SZ_4K },
+	};
+	struct expect x = { SZ_1G, ch, ARRAY_SIZE(ch) };
+	struct ctx *c = test->priv;
+	unsigned long id, committed;
+	struct tb_table *tt;
+
+	KUNIT_ASSERT_EQ(test, map_chunks(c, SZ_1G, ch, ARRAY_SIZE(ch)), 0);
+	xa_for_each(&c->b.tables, id, tt)
+		memset(tt->hw, 0xa5, PAGE_SIZE);
+	committed = c->b.committed;
+	amdgpu_ualink_pt_restore(&c->pt);
+	decode(test, c, &x);
+	/* every entry of every table, once */
+	KUNIT_EXPECT_EQ(test, c->b.committed - committed,
+			(unsigned long)c->b.live * AMDGPU_UALINK_PT_ENTRIES);
+	unmap_all(test, c, SZ_1G, SZ_1G + SZ_2M + SZ_4K);
+}
+
 /* A backend without large leaves gets only 4 KiB ones. */
 static void pt_no_huge_format(struct kunit *test)
 {
@@ -950,6 +976,7 @@ static struct kunit_case amdgpu_ualink_pt_cases[] = {
 	KUNIT_CASE(pt_rejects_bad_arguments),
 	KUNIT_CASE(pt_rejects_bad_memory),
 	KUNIT_CASE(pt_large_leaf_selection),
+	KUNIT_CASE(pt_restore_after_reset),
 	KUNIT_CASE(pt_no_huge_format),
 	KUNIT_CASE(pt_random_round_trips),
 	KUNIT_CASE(pt_alloc_failure_at_every_step),

@@ -74,6 +74,7 @@ static int t_post(void *priv, u16 peer, unsigned int slot, const void *entry)
 	struct tpod_node *to = tpod_node(self->pod, peer);
 	struct tpod_ring *ring;
 
+	atomic_inc(&self->hw_calls);
 	if (!to)
 		return -ENODEV;
 	ring = ring_get(to, self->id);
@@ -89,6 +90,7 @@ static void t_publish(void *priv, u16 peer, u32 head)
 	struct tpod_ring *ring = tpod_ring(self->pod, peer, self->id);
 	struct tpod_node *to = tpod_node(self->pod, peer);
 
+	atomic_inc(&self->hw_calls);
 	if (!ring)
 		return;
 	/* the entries before the index that makes them visible */
@@ -103,6 +105,7 @@ static u32 t_peer_tail(void *priv, u16 peer)
 	struct tpod_node *self = priv;
 	struct tpod_ring *ring = tpod_ring(self->pod, peer, self->id);
 
+	atomic_inc(&self->hw_calls);
 	return ring ? READ_ONCE(ring->tail) : 0;
 }
 
@@ -111,6 +114,7 @@ static u32 t_rx_head(void *priv, u16 sender)
 	struct tpod_node *self = priv;
 	struct tpod_ring *ring = xa_load(&self->rings, sender);
 
+	atomic_inc(&self->hw_calls);
 	/* pairs with the release in t_publish(): entries after the index */
 	return ring ? smp_load_acquire(&ring->head) : 0;
 }
@@ -120,6 +124,7 @@ static void t_rx_read(void *priv, u16 sender, unsigned int slot, void *entry)
 	struct tpod_node *self = priv;
 	struct tpod_ring *ring = xa_load(&self->rings, sender);
 
+	atomic_inc(&self->hw_calls);
 	memcpy(entry, ring->slot[slot], AMDGPU_UALINK_MSG_SIZE);
 }
 
@@ -128,6 +133,7 @@ static void t_rx_ack(void *priv, u16 sender, u32 tail)
 	struct tpod_node *self = priv;
 	struct tpod_ring *ring = xa_load(&self->rings, sender);
 
+	atomic_inc(&self->hw_calls);
 	WRITE_ONCE(ring->tail, tail);
 	bell(self->pod, self->id, sender);
 }

@@ -72,6 +72,8 @@ struct tpod_node {
 	/* what the handlers saw */
 	atomic_t requests[AMDGPU_UALINK_MSG_TYPES];
 	atomic_t events[3];
+	/* calls into its transport (post, publish, peer_tail, rx_*) */
+	atomic_t hw_calls;
 	/* answer NPA_REQ with NPA_RSP instead of the default NPA_FAIL */
 	bool grant;
 	/* transaction numbers of the NPA_REQs handled, in order */

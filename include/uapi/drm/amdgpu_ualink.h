@@ -38,11 +38,12 @@ struct drm_amdgpu_ualink_handle {
 };
 
 /*
- * The UALink ioctl. Provisional index in amdgpu's command space: 6.12 ends
- * at 0x15, and 0x16-0x1a, 0x20 and 0x21 are used by later kernels or
- * posted series. It changes if upstream assigns another one.
+ * The UALink ioctl. PROVISIONAL index in amdgpu's command space, until
+ * upstream assigns one: 6.12 ends at 0x15; 0x16-0x1a are used by later
+ * kernels, 0x1b by a posted GEM_SVM, 0x20 and 0x21 by posted series. It
+ * changes if upstream assigns another one.
  */
-#define DRM_AMDGPU_UALINK		0x1b
+#define DRM_AMDGPU_UALINK		0x1c
 
 #define DRM_IOCTL_AMDGPU_UALINK \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK, struct drm_amdgpu_ualink)
@@ -167,8 +168,9 @@ struct drm_amdgpu_ualink_import_batch {
  *   maximum
  * - ``EFAULT``: a batch's entries cannot be read or written (imports
  *   already made then stay, as GEM handles and fds of the calling file)
- * - ``ENOENT``: unknown GEM handle (export), or unknown or invalid UALink
- *   handle, or an export that went while it was being imported
+ * - ``ENOENT``: unknown GEM handle (export; also one closed while the
+ *   export was being made), or unknown or invalid UALink handle, or an
+ *   export that went while it was being imported
  * - ``EACCES``: the handle names an accelerator outside our virtual pod
  * - ``EOPNOTSUPP``: the device has no UALink, or it is not active
  * - ``ETIMEDOUT``: the exporter did not answer in time
@@ -179,7 +181,8 @@ struct drm_amdgpu_ualink_import_batch {
  *   exporter granted (its UALink IP cannot reach that part of the pod's
  *   address space); nothing is imported
  * - ``EPERM``: export of a buffer that cannot be exported (not in device
- *   memory, userptr, imported, or itself a UALink import)
+ *   memory, userptr, imported, itself a UALink import, sharing its VM's
+ *   reservation (VM_ALWAYS_VALID) or encrypted (TMZ))
  * - ``ENOMEM``, ``EMFILE``, ``ENFILE``: out of memory or of file
  *   descriptors
  * - ``ESHUTDOWN``: the device is going away

@@ -74,10 +74,14 @@
  * the shootdown work.
  *
  * Export side: a GEM handle names an &amdgpu_bo; userptr, imported,
- * doorbell, GTT-only and UALink-imported buffers are refused with -EPERM;
- * an exported buffer is pinned in VRAM while it has importers and its
- * VRAM is walked with amdgpu_res_first()/amdgpu_res_next() for the NPA
- * page tables; the export ends in &drm_gem_object_funcs.handles_gone.
+ * doorbell, GTT-only, UALink-imported, VM_ALWAYS_VALID and encrypted (TMZ)
+ * buffers are refused with -EPERM; an export is made under
+ * &drm_device.object_name_lock while the buffer has a handle; an exported
+ * buffer is pinned in VRAM (not moved into its CPU-visible part) while it
+ * has importers and its VRAM is walked with amdgpu_res_first() and
+ * amdgpu_res_next() for the NPA page tables; the export ends when the last
+ * handle goes (&drm_gem_object_funcs.handles_gone), its importers revoked
+ * on the core's workqueue.
  *
  * Import side: an import is a user &amdgpu_bo (&struct amdgpu_bo_user, as
  * every buffer behind a GEM handle) in %AMDGPU_GEM_DOMAIN_NPA, created with
@@ -87,13 +91,15 @@
  * %AMDGPU_PL_NPA) and holding its &struct amdgpu_ualink_import. One buffer per
  * import and device, one dma-buf per buffer (the core's, with dynamic
  * attachments; PRIME export of the buffer returns it and PRIME import of
- * it gives the buffer back). GPUVM maps it at its NPA, with the IP's
+ * it gives the buffer back). GPUVM maps it at the address the IP gives
+ * for its NPA (&amdgpu_ualink_hw_funcs.gpuvm_addr), with the IP's
  * &amdgpu_ualink_hw_funcs.gpuvm_pte_flags. Revocation waits for the GPU
- * work on the buffer, then is the NPA pool's move to a dead resource,
- * which reaches amdgpu_bo_move_notify(): VM mappings are invalidated (the
- * next VM update writes invalid entries) and the dma-buf's importers hear
- * move_notify. The range goes back to the exporter when TTM frees the
- * buffer, that is once it is idle.
+ * work on the buffer, then moves it to a dead resource of the NPA pool
+ * whose memory was set aside at import, so that it allocates nothing and
+ * cannot fail, through amdgpu_bo_move_notify(): VM mappings are
+ * invalidated (the next VM update writes invalid entries) and the
+ * dma-buf's importers hear move_notify. The range goes back to the
+ * exporter when TTM frees the buffer, that is once it is idle.
  */
 
 /* &amdgpu_iv_entry.src_data[1] of a UALink interrupt */
@@ -179,6 +185,12 @@ struct amdgpu_ualink_bo {
 	/** @revoked: revoked; under the buffer's reservation */
 	bool revoked;
 	/**
+	 * @dead: the memory of the dead resource a revocation moves the
+	 * buffer to, set aside so that revoking allocates nothing; NULL
+	 * once used. Under the buffer's reservation.
+	 */
+	struct amdgpu_ualink_npa_res *dead;
+	/**
 	 * @gpuvm_offset: what GPUVM adds to the NPA of the import for the
 	 * address in its entries (&amdgpu_ualink_hw_funcs.gpuvm_addr)
 	 */
@@ -194,7 +206,10 @@ static struct amdgpu_ualink *to_ualink(void *priv)
 
 static void amdgpu_ualink_bo_free(struct kref *ref)
 {
-	kfree(container_of(ref, struct amdgpu_ualink_bo, ref));
+	struct amdgpu_ualink_bo *ub = container_of(ref, struct amdgpu_ualink_bo, ref);
+
+	kfree(ub->dead);
+	kfree(ub);
 }
 
 /* The NPA pool asks for the range granted to an import. */
@@ -227,15 +242,28 @@ static void amdgpu_ualink_put(void *priv, void *obj)
 	drm_gem_object_put(&abo->tbo.base);
 }
 
+/*
+ * Pinned in VRAM for importers, but not in the CPU-visible part of it:
+ * amdgpu_bo_pin() puts a buffer without NO_CPU_ACCESS there for good (it
+ * sets CPU_ACCESS_REQUIRED), and that part is a few hundred MiB on GPUs
+ * without a resizable BAR. A buffer created with CPU_ACCESS_REQUIRED stays
+ * visible. NO_CPU_ACCESS is lent to amdgpu_bo_pin() only, under the
+ * reservation that guards the flags; CPU faults on the pinned buffer
+ * outside the visible part then fail as for any pinned buffer.
+ */
 static int amdgpu_ualink_pin(void *priv, void *obj)
 {
 	struct amdgpu_bo *abo = obj;
+	u64 flags;
 	int ret;
 
 	ret = amdgpu_bo_reserve(abo, true);
 	if (ret)
 		return ret;
+	flags = abo->flags;
+	abo->flags |= AMDGPU_GEM_CREATE_NO_CPU_ACCESS;
 	ret = amdgpu_bo_pin(abo, AMDGPU_GEM_DOMAIN_VRAM);
+	abo->flags = flags;
 	amdgpu_bo_unreserve(abo);
 	return ret;
 }
@@ -293,23 +321,45 @@ static void amdgpu_ualink_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 }
 
 /*
- * Revocation: the NPA pool's move to a dead resource, whose notification
- * invalidates the VM mappings and the dma-buf's attachments. It waits for
- * the GPU work that uses the buffer first: the exporter hears the range is
- * released when this returns, and may grant it to someone else. (A GPU
- * reset revokes from a worker, whose wait the reset ends.)
+ * The move of an idle import to its dead resource, which cannot fail: the
+ * exporter hears the range is free once the revocation returns and may
+ * grant it to someone else, so GPUVM must no longer map it whatever
+ * memory is left. Not ttm_bo_validate(), which may allocate (a resource,
+ * a fence slot): the resource's memory was set aside at import
+ * (amdgpu_ualink_npa_pool_dead()), and the move is amdgpu's own
+ * notification, which invalidates the VM mappings and the dma-buf's
+ * attachments, then a null move. There is no CPU mapping to take down:
+ * the NPA domain has none.
+ */
+static void amdgpu_ualink_revoke_locked(struct amdgpu_ualink *ualink,
+					struct amdgpu_bo *abo)
+{
+	struct amdgpu_ualink_bo *ub = abo->ualink;
+	struct ttm_resource *dead;
+
+	dma_resv_assert_held(abo->tbo.base.resv);
+	ub->revoked = true;
+	if (!amdgpu_ualink_npa_res_npa(abo->tbo.resource) || WARN_ON(!ub->dead))
+		return;		/* dead already */
+	dead = amdgpu_ualink_npa_pool_dead(&ualink->pool, &abo->tbo, ub->dead);
+	ub->dead = NULL;
+	amdgpu_bo_move_notify(&abo->tbo, false, dead);
+	ttm_bo_move_null(&abo->tbo, dead);
+}
+
+/*
+ * Revocation waits for the GPU work that uses the buffer first, then moves
+ * it to its dead resource. (A GPU reset revokes from a worker, whose wait
+ * the reset ends.)
  */
 static void amdgpu_ualink_revoke(void *priv, void *obj)
 {
-	struct ttm_operation_ctx ctx = {};
 	struct amdgpu_bo *abo = obj;
 
 	WARN_ON(amdgpu_bo_reserve(abo, true));
 	dma_resv_wait_timeout(abo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
 			      false, MAX_SCHEDULE_TIMEOUT);
-	abo->ualink->revoked = true;
-	amdgpu_bo_placement_from_domain(abo, AMDGPU_GEM_DOMAIN_NPA);
-	WARN_ON(ttm_bo_validate(&abo->tbo, &abo->placement, &ctx));
+	amdgpu_ualink_revoke_locked(to_ualink(priv), abo);
 	amdgpu_bo_unreserve(abo);
 }
 
@@ -335,10 +385,16 @@ static void amdgpu_ualink_info(void *priv, struct drm_amdgpu_ualink_info *info)
 	info->state = READ_ONCE(ualink->state);
 }
 
-/* What cannot be exported: only VRAM-capable buffers of our own. */
+/*
+ * What cannot be exported: only VRAM-capable buffers of our own, and as
+ * for PRIME, not one that shares its VM's reservation (VM_ALWAYS_VALID);
+ * not encrypted (TMZ) memory either, which no other GPU may read.
+ */
 static bool amdgpu_ualink_exportable(struct amdgpu_bo *abo)
 {
-	return !amdgpu_ttm_tt_get_usermm(abo->tbo.ttm) &&
+	return !(abo->flags & (AMDGPU_GEM_CREATE_VM_ALWAYS_VALID |
+			       AMDGPU_GEM_CREATE_ENCRYPTED)) &&
+	       !amdgpu_ttm_tt_get_usermm(abo->tbo.ttm) &&
 	       !abo->tbo.base.import_attach &&
 	       !(abo->preferred_domains & AMDGPU_GEM_DOMAIN_DOORBELL) &&
 	       (abo->allowed_domains & AMDGPU_GEM_DOMAIN_VRAM) &&
@@ -365,6 +421,21 @@ static int amdgpu_ualink_export_obj(void *priv, struct drm_file *file,
 	*size = amdgpu_bo_size(abo);
 	*slot = &abo->ualink_export;
 	return 0;
+}
+
+static bool amdgpu_ualink_lock_handles(void *priv, void *obj)
+{
+	struct drm_gem_object *gobj = &((struct amdgpu_bo *)obj)->tbo.base;
+
+	mutex_lock(&gobj->dev->object_name_lock);
+	return gobj->handle_count;
+}
+
+static void amdgpu_ualink_unlock_handles(void *priv, void *obj)
+{
+	struct drm_gem_object *gobj = &((struct amdgpu_bo *)obj)->tbo.base;
+
+	mutex_unlock(&gobj->dev->object_name_lock);
 }
 
 /*
@@ -436,9 +507,11 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 	}
 	kref_init(&ub->ref);
 	ub->imp = imp;
-	ret = amdgpu_ualink_gpuvm_range(ualink, imp, &ub->gpuvm_offset);
+	ub->dead = amdgpu_ualink_npa_pool_dead_alloc();
+	ret = ub->dead ? amdgpu_ualink_gpuvm_range(ualink, imp, &ub->gpuvm_offset) :
+			 -ENOMEM;
 	if (ret) {
-		kfree(ub);
+		kref_put(&ub->ref, amdgpu_ualink_bo_free);
 		abo = ERR_PTR(ret);
 		goto out_put;
 	}
@@ -501,6 +574,8 @@ static int amdgpu_ualink_import_handle(void *priv, struct drm_file *file,
 static const struct amdgpu_ualink_gem_ops amdgpu_ualink_gem_ops = {
 	.info = amdgpu_ualink_info,
 	.export_obj = amdgpu_ualink_export_obj,
+	.lock_handles = amdgpu_ualink_lock_handles,
+	.unlock_handles = amdgpu_ualink_unlock_handles,
 	.put = amdgpu_ualink_put,
 	.import_fd = amdgpu_ualink_import_fd,
 	.import_handle = amdgpu_ualink_import_handle,
@@ -520,31 +595,33 @@ int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev, void *data,
 {
 	struct amdgpu_ualink *ualink = drm_to_adev(dev)->ualink;
 
-	if (ualink && !ualink->sw_up)
-		ualink = NULL;
-	return amdgpu_ualink_ioctl(ualink ? &ualink->udev : NULL,
-				   &amdgpu_ualink_gem_ops, ualink, filp, data);
+	if (!ualink || !ualink->sw_up)
+		return amdgpu_ualink_ioctl_unsupported(data);
+	return amdgpu_ualink_ioctl(&ualink->udev, &amdgpu_ualink_gem_ops,
+				   ualink, filp, data);
 }
 
 /**
  * amdgpu_ualink_gem_handles_gone - &drm_gem_object_funcs.handles_gone
  * @obj: an amdgpu GEM object whose handle count reached zero
  *
- * Ends its export, unless a handle was made again meanwhile.
+ * Ends its export, unless a handle was made again meanwhile: its handle
+ * stops resolving at once, under the lock that handle creation takes; the
+ * importers are revoked and the buffer unpinned on the core's workqueue
+ * (amdgpu_ualink_export_end()), since this runs in framebuffer teardown as
+ * well, where nothing may wait for other accelerators.
  */
 void amdgpu_ualink_gem_handles_gone(struct drm_gem_object *obj)
 {
 	struct amdgpu_ualink *ualink = drm_to_adev(obj->dev)->ualink;
 	struct amdgpu_bo *abo = gem_to_amdgpu_bo(obj);
-	void *exp = NULL;
 
 	if (!ualink || !READ_ONCE(abo->ualink_export))
 		return;
 	mutex_lock(&obj->dev->object_name_lock);
 	if (!obj->handle_count)
-		exp = amdgpu_ualink_export_detach(&ualink->udev, &abo->ualink_export);
+		amdgpu_ualink_export_end(&ualink->udev, &abo->ualink_export);
 	mutex_unlock(&obj->dev->object_name_lock);
-	amdgpu_ualink_export_destroy(&ualink->udev, &exp);
 }
 
 /**

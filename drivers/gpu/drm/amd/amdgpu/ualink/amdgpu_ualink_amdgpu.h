@@ -11,6 +11,8 @@
 #include <linux/errno.h>
 #include <linux/types.h>
 
+#include "amdgpu_ualink_ioctl_check.h"
+
 struct amdgpu_bo;
 struct amdgpu_bo_param;
 struct amdgpu_device;
@@ -125,11 +127,11 @@ static inline void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 {
 }
 
-/* Without UALink support the ioctl exists and says so. */
+/* Without UALink support the ioctl exists, checks and says so. */
 static inline int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev,
 					     void *data, struct drm_file *filp)
 {
-	return -EOPNOTSUPP;
+	return amdgpu_ualink_ioctl_unsupported(data);
 }
 
 static inline void amdgpu_ualink_gem_free(struct amdgpu_bo *abo)

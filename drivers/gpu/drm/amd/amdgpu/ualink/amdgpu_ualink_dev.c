@@ -141,7 +141,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
  *
  * The mailbox's worker may drop the last reference to an exported buffer
  * (the pin's) just after amdgpu_ualink_export_destroy() returned, and the
- * releases of imports run on the device's workqueue: a driver calls this
+ * releases of imports and the ends of exports (amdgpu_ualink_export_end())
+ * run on the device's workqueue: a driver calls this
  * after its last file closed and before it tears down its memory manager.
  *
  * Context: process context; not from the core's callbacks.

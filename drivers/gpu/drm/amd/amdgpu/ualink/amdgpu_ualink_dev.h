@@ -207,6 +207,7 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 				u64 size, void **slot, u64 handle[2]);
 void *amdgpu_ualink_export_detach(struct amdgpu_ualink_dev *dev, void **slot);
 void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot);
+void amdgpu_ualink_export_end(struct amdgpu_ualink_dev *dev, void **slot);
 void *amdgpu_ualink_export_lookup(struct amdgpu_ualink_dev *dev,
 				  const u64 handle[2]);
 size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,

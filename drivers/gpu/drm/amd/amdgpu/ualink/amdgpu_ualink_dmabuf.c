@@ -105,6 +105,19 @@ static bool dmabuf_get_live(struct dma_buf *dma_buf)
 	return false;
 }
 
+/* The slot's live dma-buf with a reference, or NULL. */
+static struct dma_buf *slot_get(struct amdgpu_ualink_dmabuf_slot *slot)
+{
+	struct dma_buf *dma_buf;
+
+	mutex_lock(&slot->lock);
+	dma_buf = slot->dma_buf;
+	if (dma_buf && !dmabuf_get_live(dma_buf))
+		dma_buf = NULL;
+	mutex_unlock(&slot->lock);
+	return dma_buf;
+}
+
 /* The dma-buf goes: forget it, then drop what it held. */
 static void ualink_release(struct dma_buf *dma_buf)
 {
@@ -174,16 +187,17 @@ struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 	const struct file_operations *fops = slot->obj->dev->driver->fops;
 	struct drm_gem_object *obj = slot->obj;
 	DEFINE_DMA_BUF_EXPORT_INFO(info);
-	struct dma_buf *dma_buf;
+	struct dma_buf *dma_buf, *made;
 
-	mutex_lock(&slot->lock);
 	/*
 	 * A dma-buf whose file reached its last reference is being released
-	 * (its release waits for @lock to forget it): make another.
+	 * (its release waits for @lock to forget it): make another. Made
+	 * without @lock, which a revocation takes (move_notify) and so must
+	 * not be held across an allocation.
 	 */
-	dma_buf = slot->dma_buf;
-	if (dma_buf && dmabuf_get_live(dma_buf))
-		goto out;
+	dma_buf = slot_get(slot);
+	if (dma_buf)
+		return dma_buf;
 	info.exp_name = "amdgpu_ualink";
 	/* the driver owns the dma-buf: its callbacks run at release */
 	info.owner = fops ? fops->owner : THIS_MODULE;
@@ -192,15 +206,23 @@ struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 	info.flags = flags;
 	info.priv = slot;
 	info.resv = obj->resv;
-	dma_buf = dma_buf_export(&info);
-	if (IS_ERR(dma_buf))
-		goto out;
+	made = dma_buf_export(&info);
+	if (IS_ERR(made))
+		return made;
 	drm_dev_get(obj->dev);
 	drm_gem_object_get(obj);
-	slot->dma_buf = dma_buf;
-out:
+
+	mutex_lock(&slot->lock);
+	dma_buf = slot->dma_buf;
+	if (dma_buf && dmabuf_get_live(dma_buf)) {
+		/* another caller's came first: one dma-buf per import */
+		mutex_unlock(&slot->lock);
+		dma_buf_put(made);
+		return dma_buf;
+	}
+	slot->dma_buf = made;
 	mutex_unlock(&slot->lock);
-	return dma_buf;
+	return made;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_get);
 
@@ -296,11 +318,7 @@ void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot)
 	struct dma_buf *dma_buf;
 
 	dma_resv_assert_held(slot->obj->resv);
-	mutex_lock(&slot->lock);
-	dma_buf = slot->dma_buf;
-	if (dma_buf && !dmabuf_get_live(dma_buf))
-		dma_buf = NULL;
-	mutex_unlock(&slot->lock);
+	dma_buf = slot_get(slot);
 	if (!dma_buf)
 		return;
 	dma_buf_move_notify(dma_buf);

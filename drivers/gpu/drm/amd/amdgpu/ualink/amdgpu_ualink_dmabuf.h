@@ -22,7 +22,10 @@ struct drm_gem_object;
 struct amdgpu_ualink_dmabuf_slot {
 	/** @obj: the GEM object of the import */
 	struct drm_gem_object *obj;
-	/** @lock: protects @dma_buf */
+	/**
+	 * @lock: protects @dma_buf; never held across an allocation, since a
+	 * revocation (amdgpu_ualink_dmabuf_move_notify()) takes it
+	 */
 	struct mutex lock;
 	/** @dma_buf: the live dma-buf, or NULL; cleared by its release */
 	struct dma_buf *dma_buf;

@@ -5,6 +5,7 @@
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
+#include <linux/workqueue.h>
 
 #include <drm/drm_print.h>
 
@@ -43,6 +44,13 @@
  * the worker is done with them, unpin and reference included: the wait
  * ends on a count the undoer drops last, and it is read under the lock the
  * undoer holds while it drops it.
+ *
+ * amdgpu_ualink_export_end() does the same in two halves: under the lock,
+ * at once, the handle stops resolving and the grants are taken out; the
+ * revocations, the waits and the unpinning follow on the device's
+ * workqueue. It is for a driver whose last-handle callback runs where no
+ * one may wait for other accelerators (amdgpu's runs in framebuffer
+ * teardown as well); amdgpu_ualink_dev_flush() waits for the second half.
  */
 
 struct amdgpu_ualink_export {
@@ -63,6 +71,12 @@ struct amdgpu_ualink_export {
 	unsigned int nr_undoing;
 	/* pinned for importers, with a reference to @obj (ops->get) */
 	bool pinned;
+	/* ending: the grants export_unlink() took, and their number */
+	struct list_head gone;
+	unsigned int nr_gone;
+	/* amdgpu_ualink_export_end(): export_finish() on the device's wq */
+	struct work_struct end_work;
+	struct amdgpu_ualink_dev *dev;
 };
 
 struct amdgpu_ualink_grant {
@@ -71,6 +85,8 @@ struct amdgpu_ualink_grant {
 	u16 peer;
 	struct amdgpu_ualink_npa_range range;
 };
+
+static void export_end_work(struct work_struct *work);
 
 static const struct rhashtable_params export_params = {
 	.key_len = sizeof_field(struct amdgpu_ualink_export, handle),
@@ -144,7 +160,10 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 	}
 	exp->obj = obj;
 	exp->size = size;
+	exp->dev = dev;
 	INIT_LIST_HEAD(&exp->grants);
+	INIT_LIST_HEAD(&exp->gone);
+	INIT_WORK(&exp->end_work, export_end_work);
 	do {	/* 118 random bits: a repeat is all but impossible */
 		exp->handle[0] = (get_random_u64() &
 				  ~(u64)(AMDGPU_UALINK_MAX_ACCELS - 1)) | dev->id;
@@ -535,6 +554,123 @@ void *amdgpu_ualink_export_detach(struct amdgpu_ualink_dev *dev, void **slot)
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_detach);
 
+/*
+ * The first half of ending an export, under the lock: its handle no longer
+ * resolves, and its grants are the ender's. Returns NULL when the buffer
+ * had no export.
+ */
+static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
+						  void **slot)
+{
+	struct amdgpu_ualink_grant *grant, *next;
+	struct amdgpu_ualink_export *exp;
+
+	lockdep_assert_held(&dev->lock);
+
+	exp = *slot;
+	*slot = NULL;
+	if (!exp)
+		return NULL;
+	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
+	list_del(&exp->link);
+	dev->num_exports--;
+	list_for_each_entry_safe(grant, next, &exp->grants, link) {
+		grant_unlink(dev, grant);
+		list_add_tail(&grant->link, &exp->gone);
+		exp->nr_gone++;
+	}
+	return exp;
+}
+
+/* The second half, without the lock: revoke, wait, undo, free. */
+static void export_finish(struct amdgpu_ualink_dev *dev,
+			  struct amdgpu_ualink_export *exp)
+{
+	struct amdgpu_ualink_grant *grant, *next;
+	struct amdgpu_ualink_req *reqs;
+	unsigned int n = exp->nr_gone, i;
+
+	/*
+	 * Every revocation on the wire before the first wait. The requests
+	 * are allocated only now, so that a grant stays small; without
+	 * memory for them the ranges go unannounced, which is safe (they
+	 * are unmapped and shot down all the same) but leaves the importers
+	 * to find out at their next access.
+	 */
+	reqs = n ? kvcalloc(n, sizeof(*reqs), GFP_KERNEL) : NULL;
+	i = 0;
+	list_for_each_entry(grant, &exp->gone, link) {
+		struct amdgpu_ualink_req *req = reqs ? &reqs[i++] : NULL;
+
+		if (!req)
+			break;
+		req->msg.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
+		req->msg.handle[0] = exp->handle[0];
+		req->msg.handle[1] = exp->handle[1];
+		req->msg.npa = grant->range.node.start;
+		req->msg.size = grant->range.node.size;
+		/* one that cannot be sent is done at once */
+		if (amdgpu_ualink_mbox_submit(dev->mbox, grant->peer, req)) {
+			init_completion(&req->done);
+			complete_all(&req->done);
+		}
+	}
+	i = 0;
+	list_for_each_entry_safe(grant, next, &exp->gone, link) {
+		/* whatever the answer, or none: the range goes */
+		if (reqs)
+			wait_for_completion(&reqs[i++].done);
+		list_del(&grant->link);
+		grant_undo(dev, grant);
+	}
+	kvfree(reqs);
+
+	/*
+	 * Grants the worker is undoing meanwhile (a release, a lost peer):
+	 * the count is dropped last and under the lock, so once it reads 0
+	 * here, under the lock, nobody touches the export or the buffer.
+	 */
+	wait_zero(dev, exp, &exp->nr_undoing);
+	WARN_ON(exp->nr_grants || exp->pinned);
+	kfree(exp);
+}
+
+static void export_end_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_export *exp =
+		container_of(work, struct amdgpu_ualink_export, end_work);
+
+	export_finish(exp->dev, exp);
+}
+
+/**
+ * amdgpu_ualink_export_end - end an export without waiting for importers
+ * @dev: the exporting device
+ * @slot: the driver's place for the export in the buffer; emptied
+ *
+ * As amdgpu_ualink_export_destroy(), in two halves: here, the handle stops
+ * resolving (a new import of it fails with -ENOENT) and the grants are
+ * taken out; the revocations, the waits for the importers' answers and
+ * the unpinning follow on the device's workqueue, which
+ * amdgpu_ualink_dev_flush() waits for. Allocates nothing. The buffer must
+ * stay alive only as long as the driver's own use of @slot: the pins of
+ * the grants hold references of their own.
+ *
+ * Context: takes &amdgpu_ualink_dev.lock; for a driver's last-handle
+ * callback under &drm_device.object_name_lock, say.
+ */
+void amdgpu_ualink_export_end(struct amdgpu_ualink_dev *dev, void **slot)
+{
+	struct amdgpu_ualink_export *exp;
+
+	mutex_lock(&dev->lock);
+	exp = export_unlink(dev, slot);
+	if (exp)
+		queue_work(dev->wq, &exp->end_work);
+	mutex_unlock(&dev->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_end);
+
 /**
  * amdgpu_ualink_export_destroy - end an export
  * @dev: the exporting device
@@ -555,71 +691,12 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_detach);
  */
 void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
 {
-	struct amdgpu_ualink_grant *grant, *next;
 	struct amdgpu_ualink_export *exp;
-	struct amdgpu_ualink_req *reqs;
-	unsigned int n = 0, i;
-	LIST_HEAD(gone);
 
 	mutex_lock(&dev->lock);
-	exp = *slot;
-	*slot = NULL;
-	if (!exp) {
-		mutex_unlock(&dev->lock);
-		return;
-	}
-	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
-	list_del(&exp->link);
-	dev->num_exports--;
-	list_for_each_entry_safe(grant, next, &exp->grants, link) {
-		grant_unlink(dev, grant);
-		list_add_tail(&grant->link, &gone);
-		n++;
-	}
+	exp = export_unlink(dev, slot);
 	mutex_unlock(&dev->lock);
-
-	/*
-	 * Every revocation on the wire before the first wait. The requests
-	 * are allocated only now, so that a grant stays small; without
-	 * memory for them the ranges go unannounced, which is safe (they
-	 * are unmapped and shot down all the same) but leaves the importers
-	 * to find out at their next access.
-	 */
-	reqs = n ? kvcalloc(n, sizeof(*reqs), GFP_KERNEL) : NULL;
-	i = 0;
-	list_for_each_entry(grant, &gone, link) {
-		struct amdgpu_ualink_req *req = reqs ? &reqs[i++] : NULL;
-
-		if (!req)
-			break;
-		req->msg.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
-		req->msg.handle[0] = exp->handle[0];
-		req->msg.handle[1] = exp->handle[1];
-		req->msg.npa = grant->range.node.start;
-		req->msg.size = grant->range.node.size;
-		/* one that cannot be sent is done at once */
-		if (amdgpu_ualink_mbox_submit(dev->mbox, grant->peer, req)) {
-			init_completion(&req->done);
-			complete_all(&req->done);
-		}
-	}
-	i = 0;
-	list_for_each_entry_safe(grant, next, &gone, link) {
-		/* whatever the answer, or none: the range goes */
-		if (reqs)
-			wait_for_completion(&reqs[i++].done);
-		list_del(&grant->link);
-		grant_undo(dev, grant);
-	}
-	kvfree(reqs);
-
-	/*
-	 * Grants the worker is undoing meanwhile (a release, a lost peer):
-	 * the count is dropped last and under the lock, so once it reads 0
-	 * here, under the lock, nobody touches the export or the buffer.
-	 */
-	wait_zero(dev, exp, &exp->nr_undoing);
-	WARN_ON(exp->nr_grants || exp->pinned);
-	kfree(exp);
+	if (exp)
+		export_finish(dev, exp);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_destroy);

@@ -5,6 +5,7 @@
 #include <linux/uaccess.h>
 
 #include "amdgpu_ualink_ioctl.h"
+#include "amdgpu_ualink_ioctl_check.h"
 #include "amdgpu_ualink_npa.h"
 
 /**
@@ -12,63 +13,16 @@
  *
  * amdgpu and the emulated pod implement DRM_IOCTL_AMDGPU_UALINK with one
  * call to amdgpu_ualink_ioctl(), which checks the argument
- * (amdgpu_ualink_ioctl_check()) and hands the operation to the
- * export/import engine; the driver provides what only it can do with its
- * GEM objects (&struct amdgpu_ualink_gem_ops). So both answer every
- * malformed argument, and every failure, with the same errno.
+ * (amdgpu_ualink_ioctl_check(), inline in amdgpu_ualink_ioctl_check.h so
+ * that amdgpu without UALink support checks the same way) and hands the
+ * operation to the export/import engine; the driver provides what only
+ * it can do with its GEM objects (&struct amdgpu_ualink_gem_ops). So both
+ * answer every malformed argument, and every failure, with the same errno.
  *
  * A batched import copies the entries in, starts every import (all
  * requests on the wire, first-contact handshakes included), then finishes
  * them in order and copies the per-entry results out.
  */
-
-static bool zero(const void *p, size_t size)
-{
-	return !memchr_inv(p, 0, size);
-}
-
-/* Are the bytes of the union after the first @used zero? */
-static bool rest_zero(const struct drm_amdgpu_ualink *args, size_t used)
-{
-	return zero((const u8 *)&args->u + used, sizeof(args->u) - used);
-}
-
-/**
- * amdgpu_ualink_ioctl_check - is an argument well formed?
- * @args: the argument, copied in
- *
- * Returns: 0, or -EINVAL for an unknown op, non-zero padding or unused
- * bytes, output fields not zero, unknown flags, a zero UALink handle, or a
- * batch count of 0 or above %AMDGPU_UALINK_BATCH_MAX.
- */
-int amdgpu_ualink_ioctl_check(const struct drm_amdgpu_ualink *args)
-{
-	const struct drm_amdgpu_ualink_import_batch *b = &args->u.batch;
-	const struct drm_amdgpu_ualink_import *i = &args->u.imp;
-	const struct drm_amdgpu_ualink_export *e = &args->u.exp;
-
-	if (args->pad)
-		return -EINVAL;
-	switch (args->op) {
-	case AMDGPU_UALINK_OP_INFO:
-		return rest_zero(args, 0) ? 0 : -EINVAL;
-	case AMDGPU_UALINK_OP_EXPORT:
-		return !e->pad && zero(&e->handle, sizeof(e->handle)) &&
-		       rest_zero(args, sizeof(*e)) ? 0 : -EINVAL;
-	case AMDGPU_UALINK_OP_IMPORT:
-		return !(i->flags & ~AMDGPU_UALINK_IMPORT_CLOEXEC) && !i->fd &&
-		       (i->handle.lo || i->handle.hi) &&
-		       rest_zero(args, sizeof(*i)) ? 0 : -EINVAL;
-	case AMDGPU_UALINK_OP_IMPORT_BATCH:
-		return !(b->flags & ~(AMDGPU_UALINK_IMPORT_CLOEXEC |
-				      AMDGPU_UALINK_IMPORT_FDS)) &&
-		       b->count && b->count <= AMDGPU_UALINK_BATCH_MAX &&
-		       rest_zero(args, sizeof(*b)) ? 0 : -EINVAL;
-	default:
-		return -EINVAL;
-	}
-}
-EXPORT_SYMBOL_GPL(amdgpu_ualink_ioctl_check);
 
 static int do_export(struct amdgpu_ualink_dev *udev,
 		     const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
@@ -82,7 +36,11 @@ static int do_export(struct amdgpu_ualink_dev *udev,
 	ret = gops->export_obj(gpriv, file, e->gem_handle, &obj, &size, &slot);
 	if (ret)
 		return ret;
-	ret = amdgpu_ualink_export_create(udev, obj, size, slot, handle);
+	if (gops->lock_handles(gpriv, obj))
+		ret = amdgpu_ualink_export_create(udev, obj, size, slot, handle);
+	else
+		ret = -ENOENT;	/* its last handle went meanwhile */
+	gops->unlock_handles(gpriv, obj);
 	gops->put(gpriv, obj);
 	if (ret)
 		return ret;
@@ -251,11 +209,11 @@ int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
 	struct drm_amdgpu_ualink_info info = {};
 	int ret;
 
+	if (!udev)
+		return amdgpu_ualink_ioctl_unsupported(args);
 	ret = amdgpu_ualink_ioctl_check(args);
 	if (ret)
 		return ret;
-	if (!udev)
-		return -EOPNOTSUPP;
 	info.accel_id = udev->id;
 	gops->info(gpriv, &info);
 	if (args->op == AMDGPU_UALINK_OP_INFO) {

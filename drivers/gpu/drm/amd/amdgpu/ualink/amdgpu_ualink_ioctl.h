@@ -30,6 +30,17 @@ struct amdgpu_ualink_gem_ops {
 	int (*export_obj)(void *priv, struct drm_file *file, u32 gem_handle,
 			  void **obj, u64 *size, void ***slot);
 	/**
+	 * @lock_handles: take the lock under which the last GEM handle of
+	 * @obj goes (&drm_device.object_name_lock, the one
+	 * &drm_gem_object_funcs.handles_gone decides under) and say whether
+	 * @obj still has a handle. An export is made only under it, so that
+	 * one racing the last GEM_CLOSE is refused rather than left on a
+	 * buffer without handles.
+	 */
+	bool (*lock_handles)(void *priv, void *obj);
+	/** @unlock_handles: drop the lock @lock_handles took */
+	void (*unlock_handles)(void *priv, void *obj);
+	/**
 	 * @put: drop the reference @export_obj took, or one that
 	 * &amdgpu_ualink_dev_ops.get took
 	 */
@@ -53,7 +64,6 @@ struct amdgpu_ualink_gem_ops {
 			     u32 *gem_handle);
 };
 
-int amdgpu_ualink_ioctl_check(const struct drm_amdgpu_ualink *args);
 int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
 			const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
 			struct drm_file *file, struct drm_amdgpu_ualink *args);

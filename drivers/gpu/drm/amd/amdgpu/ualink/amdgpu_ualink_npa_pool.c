@@ -35,6 +35,14 @@
  * with no invalidation path of its own. The buffer stays alive, dead: its
  * memory is gone for good.
  *
+ * ttm_bo_validate() may allocate (the resource, a fence slot) and so fail.
+ * A driver that must not fail to revoke (the exporter reuses the range as
+ * soon as it hears it was given up) sets the memory of the dead resource
+ * aside beforehand (amdgpu_ualink_npa_pool_dead_alloc()) and moves the
+ * buffer itself: amdgpu_ualink_npa_pool_dead() makes that memory the dead
+ * resource without allocating, for the driver's move notification and
+ * ttm_bo_move_null().
+ *
  * The pool never evicts: a buffer in it has no other place to go, so the
  * pool's resources neither intersect nor stand in the way of anything, and
  * it never answers -ENOSPC, which would make TTM evict to make room. A
@@ -166,6 +174,7 @@ int amdgpu_ualink_npa_pool_init(struct amdgpu_ualink_npa_pool *pool,
 		return -EBUSY;
 
 	pool->range = range;
+	pool->mem_type = mem_type;
 	man->use_tt = false;
 	man->func = &npa_pool_func;
 	/* the whole pod's address space, in pages: usage is all it is for */
@@ -202,3 +211,44 @@ int amdgpu_ualink_npa_pool_fini(struct amdgpu_ualink_npa_pool *pool,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_fini);
+
+/**
+ * amdgpu_ualink_npa_pool_dead_alloc - memory for a dead resource, set aside
+ *
+ * For a buffer that may have to be revoked where nothing may fail: see
+ * amdgpu_ualink_npa_pool_dead(). Freed with kfree() when it was not used.
+ *
+ * Returns: the memory, or NULL.
+ */
+struct amdgpu_ualink_npa_res *amdgpu_ualink_npa_pool_dead_alloc(void)
+{
+	return kzalloc(sizeof(struct amdgpu_ualink_npa_res), GFP_KERNEL);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_dead_alloc);
+
+/**
+ * amdgpu_ualink_npa_pool_dead - the dead resource of a buffer, allocating nothing
+ * @pool: the pool
+ * @bo: the buffer, reserved, idle, to be revoked
+ * @mem: from amdgpu_ualink_npa_pool_dead_alloc(); the resource takes it
+ *	 over and the pool frees it with the resource
+ *
+ * The same resource as the pool's alloc gives a revoked buffer, with no
+ * range behind it. The driver moves @bo to it: its move notification,
+ * then ttm_bo_move_null(). Callable where allocating is not allowed
+ * (a dma-fence signalling section, say).
+ *
+ * Returns: the resource.
+ */
+struct ttm_resource *amdgpu_ualink_npa_pool_dead(struct amdgpu_ualink_npa_pool *pool,
+						 struct ttm_buffer_object *bo,
+						 struct amdgpu_ualink_npa_res *mem)
+{
+	const struct ttm_place place = { .mem_type = pool->mem_type };
+
+	dma_resv_assert_held(bo->base.resv);
+	ttm_resource_init(bo, &place, &mem->base);
+	mem->npa = 0;
+	return &mem->base;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_dead);

@@ -24,6 +24,8 @@ struct amdgpu_ualink_npa_pool {
 	 * moves to a dead resource), -EINVAL when @bo never had one
 	 */
 	int (*range)(struct ttm_buffer_object *bo, u64 *npa, u64 *size);
+	/** @mem_type: the driver's memory type for the pool */
+	u32 mem_type;
 };
 
 /**
@@ -42,6 +44,10 @@ int amdgpu_ualink_npa_pool_init(struct amdgpu_ualink_npa_pool *pool,
 					     u64 *npa, u64 *size));
 int amdgpu_ualink_npa_pool_fini(struct amdgpu_ualink_npa_pool *pool,
 				struct ttm_device *bdev, u32 mem_type);
+struct amdgpu_ualink_npa_res *amdgpu_ualink_npa_pool_dead_alloc(void);
+struct ttm_resource *amdgpu_ualink_npa_pool_dead(struct amdgpu_ualink_npa_pool *pool,
+						 struct ttm_buffer_object *bo,
+						 struct amdgpu_ualink_npa_res *mem);
 /**
  * amdgpu_ualink_npa_res_npa - the NPA behind a resource of the pool
  * @res: a resource the pool allocated

@@ -507,9 +507,26 @@ static int vpod_import_handle(void *priv, struct drm_file *file,
 	return ret;
 }
 
+static bool vpod_lock_handles(void *priv, void *obj)
+{
+	struct drm_gem_object *gobj = &((struct vpod_bo *)obj)->tbo.base;
+
+	mutex_lock(&gobj->dev->object_name_lock);
+	return gobj->handle_count;
+}
+
+static void vpod_unlock_handles(void *priv, void *obj)
+{
+	struct drm_gem_object *gobj = &((struct vpod_bo *)obj)->tbo.base;
+
+	mutex_unlock(&gobj->dev->object_name_lock);
+}
+
 static const struct amdgpu_ualink_gem_ops vpod_gem_ops = {
 	.info = vpod_info,
 	.export_obj = vpod_export_obj,
+	.lock_handles = vpod_lock_handles,
+	.unlock_handles = vpod_unlock_handles,
 	.put = vpod_bo_put,
 	.import_fd = vpod_import_fd,
 	.import_handle = vpod_import_handle,

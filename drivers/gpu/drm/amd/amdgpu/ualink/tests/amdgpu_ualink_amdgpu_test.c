@@ -15,18 +15,21 @@
  * &struct amdgpu_ualink_hw_funcs carry mailbox messages between them by
  * raising each other's interrupt source, as a UALink IP would.
  *
- * What needs a real device, and so only compiles here: amdgpu_bo_create()
- * of an import (it needs amdgpu's TTM device), its dma-buf and GPUVM
- * mapping, exports of real buffers (pin, VRAM walk), and the GPU reset
- * path that calls the reset hooks. The emulated pod runs the same core
- * through all of those paths with its own buffers.
+ * What needs amdgpu's TTM device (amdgpu_bo_create() of an import, its
+ * dma-buf and GPUVM mapping, exports of real buffers: pin, VRAM walk) runs
+ * in the test vehicle that follows (amdgpu_ualink_amdgpu_vehicle_test.c);
+ * what needs a GPU (the reset path that calls the reset hooks, command
+ * submission) only compiles: see the coverage table in ualink.rst.
  */
 
 #include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 
+#include <drm/drm_ioctl.h>
 #include <drm/drm_kunit_helpers.h>
+
+#include "amdgpu_drv.h"
 
 #include "amdgpu_ualink_test_pt.h"
 
@@ -86,9 +89,36 @@ static void ualink_amdgpu_ioctl_without_ualink(struct kunit *test)
 	args.u.imp.handle.lo = 5;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&adev->ddev, &args, NULL),
 			-EOPNOTSUPP);
-	/* the device's ioctl table has it, at amdgpu's provisional number */
-	KUNIT_EXPECT_EQ(test, DRM_IOCTL_NR(DRM_IOCTL_AMDGPU_UALINK) - DRM_COMMAND_BASE,
-			0x1b);
+	/* what amdgpu built without UALink answers: the same */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_unsupported(&args), -EOPNOTSUPP);
+	args.pad = 1;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_unsupported(&args), -EINVAL);
+}
+
+/*
+ * The provisional ioctl index is one no other amdgpu ioctl has, in 6.12,
+ * in later kernels or in posted series (see the uAPI header), and the
+ * device's ioctl table has it there.
+ */
+static void ualink_amdgpu_ioctl_index(struct kunit *test)
+{
+	static const unsigned int taken[] = {
+		0x16, 0x17, 0x18, 0x19,	/* USERQ, _SIGNAL, _WAIT, GEM_LIST_HANDLES */
+		0x1a,			/* PROC_OPTIONS */
+		0x1b,			/* GEM_SVM */
+		0x20, 0x21,		/* CWSR, PROFILER */
+	};
+	unsigned int nr = DRM_IOCTL_NR(DRM_IOCTL_AMDGPU_UALINK) - DRM_COMMAND_BASE;
+	const struct drm_ioctl_desc *desc;
+	unsigned int i;
+
+	KUNIT_EXPECT_GT(test, nr, DRM_AMDGPU_SCHED);
+	for (i = 0; i < ARRAY_SIZE(taken); i++)
+		KUNIT_EXPECT_NE_MSG(test, nr, taken[i], "index %#x is taken", nr);
+	KUNIT_ASSERT_LT(test, nr, amdgpu_partition_driver.num_ioctls);
+	desc = &amdgpu_partition_driver.ioctls[nr];
+	KUNIT_EXPECT_EQ(test, desc->cmd, DRM_IOCTL_AMDGPU_UALINK);
+	KUNIT_EXPECT_TRUE(test, desc->func == amdgpu_ualink_ioctl_amdgpu);
 }
 
 /* Only device-memory buffers of our own can be exported. */
@@ -114,6 +144,14 @@ static void ualink_amdgpu_export_refusals(struct kunit *test)
 	abo->tbo.base.import_attach = &attach;			/* imported */
 	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_exportable(abo));
 	abo->tbo.base.import_attach = NULL;
+
+	abo->flags = AMDGPU_GEM_CREATE_VM_ALWAYS_VALID;		/* PRIME says no */
+	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_exportable(abo));
+	abo->flags = AMDGPU_GEM_CREATE_ENCRYPTED;		/* TMZ */
+	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_exportable(abo));
+	abo->flags = AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED;
+	KUNIT_EXPECT_TRUE(test, amdgpu_ualink_exportable(abo));
+	abo->flags = 0;
 
 	res.mem_type = AMDGPU_PL_NPA;				/* a UALink import */
 	abo->tbo.resource = &res;
@@ -643,6 +681,7 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 
 static struct kunit_case amdgpu_ualink_amdgpu_cases[] = {
 	KUNIT_CASE(ualink_amdgpu_ioctl_without_ualink),
+	KUNIT_CASE(ualink_amdgpu_ioctl_index),
 	KUNIT_CASE(ualink_amdgpu_export_refusals),
 	KUNIT_CASE(ualink_amdgpu_npa_placement),
 	KUNIT_CASE(ualink_amdgpu_import_bo),

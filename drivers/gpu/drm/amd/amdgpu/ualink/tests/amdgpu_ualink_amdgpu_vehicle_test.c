@@ -4,9 +4,10 @@
  * exports, on fake amdgpu_devices without hardware. Each device has:
  *
  * - amdgpu's TTM device, from amdgpu_ttm_init() itself (amdgpu_bo_driver,
- *   the VRAM buddy manager over 64 MiB of fake VRAM, the GTT and preempt
- *   managers), with the CPU's view of VRAM (the aperture) in vmalloc'd
- *   memory: page tables and buffers in VRAM are written and read there;
+ *   the VRAM buddy manager over 1.5 GiB of fake VRAM, the GTT and preempt
+ *   managers), with the CPU's view of VRAM (the aperture) vmapped: its
+ *   top 64 MiB, where page tables and CPU-visible buffers go, are real
+ *   pages, the rest one shared page (nothing is read back from there);
  * - gmc_v9's GMC functions (GFX 9.0.1, as on Vega10), so that GPUVM page
  *   tables are encoded by the code a Vega10 uses;
  * - amdgpu's VM manager in CPU-update mode, and the seq64 area that
@@ -399,6 +400,31 @@ static void ualink_vehicle_export_import(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
 }
 
+KUNIT_DEFINE_ACTION_WRAPPER(vehicle_gem_put, drm_gem_object_put,
+			    struct drm_gem_object *);
+
+/* A's export of a 2 MiB VRAM buffer, imported by B, with a reference. */
+static struct amdgpu_bo *vehicle_exported(struct kunit *test, struct fake_node **a,
+					  struct fake_node **b, struct drm_file **fa,
+					  struct drm_file **fb, u32 *ga, u32 *gb,
+					  struct drm_amdgpu_ualink_handle *h)
+{
+	struct amdgpu_bo *exp;
+
+	vehicle_pair(test, a, b);
+	*fa = vehicle_open(test, *a);
+	*fb = vehicle_open(test, *b);
+	*ga = vehicle_gem_create(test, *fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				 AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	exp = vehicle_bo(test, *fa, *ga);
+	drm_gem_object_get(&exp->tbo.base);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_gem_put,
+							&exp->tbo.base), 0);
+	*h = vehicle_export(test, *fa, *ga);
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, *fb, *h, gb), 0);
+	return exp;
+}
+
 /* B's import of a 2 MiB VRAM buffer of A: its GEM handle in @fb. */
 static u32 vehicle_imported(struct kunit *test, struct fake_node **a,
 			    struct fake_node **b, struct drm_file **fa,
@@ -407,13 +433,7 @@ static u32 vehicle_imported(struct kunit *test, struct fake_node **a,
 	struct drm_amdgpu_ualink_handle h;
 	u32 ga, gb;
 
-	vehicle_pair(test, a, b);
-	*fa = vehicle_open(test, *a);
-	*fb = vehicle_open(test, *b);
-	ga = vehicle_gem_create(test, *fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
-				AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
-	h = vehicle_export(test, *fa, ga);
-	KUNIT_ASSERT_EQ(test, vehicle_import(test, *fb, h, &gb), 0);
+	vehicle_exported(test, a, b, fa, fb, &ga, &gb, &h);
 	return gb;
 }
 
@@ -619,6 +639,7 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 
 		/* A's buffer goes: B's import is revoked, and so its entry */
 		KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga[i]), 0);
+		amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 		KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
 		KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
 		KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(fpriv->vm.root.bo, false), 0);
@@ -664,7 +685,8 @@ static void vehicle_job_put(void *data)
 }
 
 /* A job of @ms on @bo, as a submission would leave its fence. */
-static void vehicle_job(struct kunit *test, struct amdgpu_bo *bo, unsigned int ms)
+static struct vehicle_job *vehicle_job(struct kunit *test, struct amdgpu_bo *bo,
+				       unsigned int ms)
 {
 	struct vehicle_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
 
@@ -680,6 +702,7 @@ static void vehicle_job(struct kunit *test, struct amdgpu_bo *bo, unsigned int m
 	dma_resv_add_fence(bo->tbo.base.resv, &job->base, DMA_RESV_USAGE_BOOKKEEP);
 	amdgpu_bo_unreserve(bo);
 	schedule_delayed_work(&job->done, msecs_to_jiffies(ms));
+	return job;
 }
 
 /*
@@ -717,12 +740,156 @@ static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, b->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
 }
 
+/*
+ * Revocation allocates nothing, so it cannot fail: the move of an idle
+ * import to its dead resource runs in a dma-fence signalling section,
+ * where lockdep reports any allocation that may recurse into reclaim
+ * (ttm_bo_validate() allocates a resource and may allocate a fence slot).
+ */
+static void ualink_vehicle_revoke_allocates_nothing(struct kunit *test)
+{
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *imp;
+	bool cookie;
+	u32 gb;
+
+	gb = vehicle_imported(test, &a, &b, &fa, &fb);
+	imp = vehicle_bo(test, fb, gb);
+	KUNIT_ASSERT_NE(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(imp, true), 0);
+	cookie = dma_fence_begin_signalling();
+	amdgpu_ualink_revoke_locked(b->adev.ualink, imp);
+	dma_fence_end_signalling(cookie);
+	KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+	KUNIT_EXPECT_NULL(test, imp->ualink->dead);
+	/* again: nothing left to do, nothing set aside needed */
+	amdgpu_ualink_revoke_locked(b->adev.ualink, imp);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+	amdgpu_bo_unreserve(imp);
+}
+
+/*
+ * The last GEM handle of an export goes where nothing may wait for another
+ * accelerator (framebuffer teardown drops handles too): the handle stops
+ * resolving at once, but the revocation, which waits for the importer's
+ * GPU work, runs later on the core's workqueue.
+ */
+static void ualink_vehicle_export_ends_later(struct kunit *test)
+{
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *exp, *imp;
+	struct vehicle_job *job;
+	u32 ga, gb, g;
+
+	exp = vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
+	imp = vehicle_bo(test, fb, gb);
+	job = vehicle_job(test, imp, 60 * MSEC_PER_SEC);	/* till we say */
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	/* B's work still runs on the memory: nobody waited for it here */
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	KUNIT_EXPECT_NE(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+	/* but the handle is gone */
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->udev.num_exports, 0);
+	KUNIT_EXPECT_EQ(test, vehicle_import(test, fa, h, &g), -ENOENT);
+
+	mod_delayed_work(system_wq, &job->done, 0);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(&job->base));
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+}
+
+/*
+ * An export is made under the lock DRM drops a buffer's last handle under,
+ * and only while the buffer has a handle: the glue's side of
+ * ioctl_export_after_close in the core's suite.
+ */
+static void ualink_vehicle_export_needs_handle(struct kunit *test)
+{
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *abo;
+	bool live;
+	u32 ga;
+
+	vehicle_pair(test, &a, &b);
+	fa = vehicle_open(test, a);
+	fb = vehicle_open(test, b);
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM, 0);
+	abo = vehicle_bo(test, fa, ga);
+	drm_gem_object_get(&abo->tbo.base);
+
+	live = amdgpu_ualink_gem_ops.lock_handles(a->adev.ualink, abo);
+	KUNIT_EXPECT_TRUE(test, mutex_is_locked(&a->adev.ddev.object_name_lock));
+	amdgpu_ualink_gem_ops.unlock_handles(a->adev.ualink, abo);
+	KUNIT_EXPECT_TRUE(test, live);
+
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	live = amdgpu_ualink_gem_ops.lock_handles(a->adev.ualink, abo);
+	amdgpu_ualink_gem_ops.unlock_handles(a->adev.ualink, abo);
+	KUNIT_EXPECT_FALSE(test, live);
+	KUNIT_EXPECT_NULL(test, abo->ualink_export);
+	drm_gem_object_put(&abo->tbo.base);
+}
+
+/*
+ * Pinned for importers, an export stays where it is in VRAM: it is not
+ * moved into (nor marked for) the CPU-visible part, a few hundred MiB on
+ * GPUs without a resizable BAR, as amdgpu_bo_pin() would do for a buffer
+ * without NO_CPU_ACCESS.
+ */
+static void ualink_vehicle_pin_invisible(struct kunit *test)
+{
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *exp;
+	s64 visible_pins;
+	u32 ga, gb;
+
+	vehicle_pair(test, &a, &b);
+	fa = vehicle_open(test, a);
+	fb = vehicle_open(test, b);
+	a->adev.gmc.visible_vram_size = SZ_256M;
+	/* no NO_CPU_ACCESS: placed top-down, outside the visible part */
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM, 0);
+	exp = vehicle_bo(test, fa, ga);
+	KUNIT_ASSERT_FALSE(test, amdgpu_res_cpu_visible(&a->adev, exp->tbo.resource));
+	visible_pins = atomic64_read(&a->adev.visible_pin_size);
+
+	h = vehicle_export(test, fa, ga);
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &gb), 0);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, exp->tbo.resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_FALSE(test, amdgpu_res_cpu_visible(&a->adev, exp->tbo.resource));
+	KUNIT_EXPECT_FALSE(test, exp->flags & AMDGPU_GEM_CREATE_CPU_ACCESS_REQUIRED);
+	KUNIT_EXPECT_FALSE(test, exp->flags & AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&a->adev.visible_pin_size), visible_pins);
+
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+}
+
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_import),
 	KUNIT_CASE_SLOW(ualink_vehicle_gem_ioctls),
 	KUNIT_CASE_PARAM_ATTR(ualink_vehicle_gpuvm, vehicle_gpuvm_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_reset_locks),
+	KUNIT_CASE_SLOW(ualink_vehicle_revoke_allocates_nothing),
+	KUNIT_CASE_SLOW(ualink_vehicle_export_ends_later),
+	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),
+	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),
 	{}
 };
 

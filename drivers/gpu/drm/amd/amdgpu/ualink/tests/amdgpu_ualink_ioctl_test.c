@@ -11,6 +11,7 @@
 
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_ioctl.h"
+#include "../amdgpu_ualink_ioctl_check.h"
 
 #define A	3
 #define B	40
@@ -30,6 +31,9 @@ struct fake_drv {
 	void *local[64];
 	unsigned int n;
 	bool no_fds;	/* the fd table is full */
+	bool closing;	/* the last handle goes while an export looks it up */
+	bool closed[4];	/* handles closed */
+	struct mutex handle_lock;	/* object_name_lock */
 };
 
 static void f_info(void *priv, struct drm_amdgpu_ualink_info *info)
@@ -58,7 +62,29 @@ static int f_export_obj(void *priv, struct drm_file *file, u32 gem_handle,
 	*obj = o;
 	*size = o->size;
 	*slot = &o->slot;
+	/* another thread's GEM_CLOSE, after the lookup, before the export */
+	if (f->closing)
+		f->closed[gem_handle - 1] = true;
 	return 0;
+}
+
+static bool f_lock_handles(void *priv, void *obj)
+{
+	struct fake_drv *f = priv;
+	unsigned int i;
+
+	mutex_lock(&f->handle_lock);
+	for (i = 0; i < ARRAY_SIZE(f->objs); i++)
+		if (f->objs[i] == obj)
+			return !f->closed[i];
+	return false;
+}
+
+static void f_unlock_handles(void *priv, void *obj)
+{
+	struct fake_drv *f = priv;
+
+	mutex_unlock(&f->handle_lock);
 }
 
 static void f_put(void *priv, void *obj)
@@ -110,6 +136,8 @@ static int f_import_handle(void *priv, struct drm_file *file,
 static const struct amdgpu_ualink_gem_ops fake_gops = {
 	.info = f_info,
 	.export_obj = f_export_obj,
+	.lock_handles = f_lock_handles,
+	.unlock_handles = f_unlock_handles,
 	.put = f_put,
 	.import_fd = f_import_fd,
 	.import_handle = f_import_handle,
@@ -136,6 +164,7 @@ static struct fake_drv *fake(struct kunit *test, struct tpod *pod, u16 id)
 	KUNIT_ASSERT_NOT_NULL(test, f);
 	f->pod = pod;
 	f->id = id;
+	mutex_init(&f->handle_lock);
 	f->state = AMDGPU_UALINK_STATE_ACTIVE;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fake_release, f), 0);
 	return f;
@@ -193,6 +222,8 @@ static void ioctl_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_check(&args), -EINVAL);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, &fake_gops, NULL, NULL, &args),
 			-EINVAL);
+	/* amdgpu built without UALink answers with this */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_unsupported(&args), -EINVAL);
 }
 
 /* No UALink, or not active: -EOPNOTSUPP; INFO still answers when active or not. */
@@ -204,6 +235,7 @@ static void ioctl_not_available(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, &fake_gops, f, NULL, &args),
 			-EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_unsupported(&args), -EOPNOTSUPP);
 	tpod_node(pod, D)->vpod = 1;
 	KUNIT_ASSERT_EQ(test, ioctl(f, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.u.info.accel_id, A);
@@ -265,6 +297,28 @@ static void ioctl_export_import(struct kunit *test)
 	fake_release(fb);
 	fake_release(fa);
 	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
+	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
+}
+
+/*
+ * An export racing the buffer's last GEM_CLOSE: the handle was looked up,
+ * then closed before the export was made. The export is refused as if the
+ * handle had never been there, and the buffer has none.
+ */
+static void ioctl_export_after_close(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
+	struct fake_drv *fa = fake(test, pod, A);
+	struct drm_amdgpu_ualink args = {
+		.op = AMDGPU_UALINK_OP_EXPORT, .u.exp.gem_handle = 1,
+	};
+
+	fa->objs[0] = tpod_obj(pod, 0, SZ_2M);
+	fa->closing = true;
+	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -ENOENT);
+	KUNIT_EXPECT_NULL(test, fa->objs[0]->slot);
+	KUNIT_EXPECT_EQ(test, tpod_node(pod, A)->dev->num_exports, 0);
+	KUNIT_EXPECT_EQ(test, args.u.exp.handle.lo, 0);
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
 }
 
@@ -362,6 +416,7 @@ static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
 	KUNIT_CASE_PARAM(ioctl_malformed, bad_gen_params),
 	KUNIT_CASE(ioctl_not_available),
 	KUNIT_CASE(ioctl_export_import),
+	KUNIT_CASE(ioctl_export_after_close),
 	KUNIT_CASE(ioctl_batch),
 	{}
 };

@@ -208,10 +208,57 @@ static void pool_bo_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), 0);
 }
 
+/*
+ * The dead resource from memory set aside: what a driver that must not fail
+ * to revoke moves the buffer to by itself. It is the same as the one TTM's
+ * path gives (TTM keeps it: no further move), and the pool frees it.
+ */
+static void pool_dead_set_aside(struct kunit *test)
+{
+	struct pool_test *p = test->priv;
+	u64 npa = amdgpu_ualink_npa_build(2, AMDGPU_UALINK_NPA_RESERVE);
+	struct tbo *t = tbo_new(test, SZ_2M, npa, SZ_2M, true);
+	struct ttm_placement placement = { .num_placement = 1, .placement = &p->place };
+	const struct ttm_device_funcs *funcs = p->devs->ttm_dev->funcs;
+	struct ttm_device_funcs mover = *funcs;
+	struct ttm_operation_ctx ctx = {};
+	struct amdgpu_ualink_npa_res *mem;
+	struct ttm_resource *dead;
+
+	mover.move = tbo_move;
+	p->devs->ttm_dev->funcs = &mover;
+	KUNIT_ASSERT_EQ(test, ttm_bo_init_reserved(p->devs->ttm_dev, &t->tbo,
+						   ttm_bo_type_device, &placement,
+						   PAGE_SIZE, &ctx, NULL, NULL,
+						   &dummy_ttm_bo_destroy), 0);
+	mem = amdgpu_ualink_npa_pool_dead_alloc();
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+
+	t->revoked = true;
+	dead = amdgpu_ualink_npa_pool_dead(&p->pool, &t->tbo, mem);
+	KUNIT_EXPECT_PTR_EQ(test, dead, &mem->base);
+	KUNIT_EXPECT_EQ(test, dead->mem_type, NPA_PL);
+	KUNIT_EXPECT_EQ(test, dead->size, SZ_2M);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(dead), 0);
+	/* the live resource and the dead one, until the move frees the first */
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), SZ_4M);
+	ttm_bo_move_null(&t->tbo, dead);
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), SZ_2M);
+	KUNIT_EXPECT_EQ(test, ttm_bo_validate(&t->tbo, &placement, &ctx), 0);
+	KUNIT_EXPECT_EQ(test, t->moves, 0);
+	KUNIT_EXPECT_PTR_EQ(test, t->tbo.resource, dead);
+	dma_resv_unlock(t->tbo.base.resv);
+
+	ttm_bo_put(&t->tbo);
+	p->devs->ttm_dev->funcs = funcs;
+	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), 0);
+}
+
 static struct kunit_case amdgpu_ualink_npa_pool_cases[] = {
 	KUNIT_CASE(pool_places_granted_range),
 	KUNIT_CASE(pool_refusals),
 	KUNIT_CASE(pool_bo_init),
+	KUNIT_CASE(pool_dead_set_aside),
 	{}
 };
 

@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * The argument check of the UALink ioctl. Inline, so that amdgpu built
+ * without UALink support (and so without the core module) answers a
+ * malformed argument with -EINVAL before it says -EOPNOTSUPP, as the uAPI
+ * header promises, with the very code the core uses.
+ */
+#ifndef __AMDGPU_UALINK_IOCTL_CHECK_H__
+#define __AMDGPU_UALINK_IOCTL_CHECK_H__
+
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/types.h>
+
+#include <uapi/drm/amdgpu_ualink.h>
+
+static inline bool amdgpu_ualink_ioctl_zero(const void *p, size_t size)
+{
+	return !memchr_inv(p, 0, size);
+}
+
+/* Are the bytes of the union after the first @used zero? */
+static inline bool amdgpu_ualink_ioctl_rest_zero(const struct drm_amdgpu_ualink *args,
+						 size_t used)
+{
+	return amdgpu_ualink_ioctl_zero((const u8 *)&args->u + used,
+					sizeof(args->u) - used);
+}
+
+/**
+ * amdgpu_ualink_ioctl_check - is an argument well formed?
+ * @args: the argument, copied in
+ *
+ * Returns: 0, or -EINVAL for an unknown op, non-zero padding or unused
+ * bytes, output fields not zero, unknown flags, a zero UALink handle, or a
+ * batch count of 0 or above %AMDGPU_UALINK_BATCH_MAX.
+ */
+static inline int amdgpu_ualink_ioctl_check(const struct drm_amdgpu_ualink *args)
+{
+	const struct drm_amdgpu_ualink_import_batch *b = &args->u.batch;
+	const struct drm_amdgpu_ualink_import *i = &args->u.imp;
+	const struct drm_amdgpu_ualink_export *e = &args->u.exp;
+
+	if (args->pad)
+		return -EINVAL;
+	switch (args->op) {
+	case AMDGPU_UALINK_OP_INFO:
+		return amdgpu_ualink_ioctl_rest_zero(args, 0) ? 0 : -EINVAL;
+	case AMDGPU_UALINK_OP_EXPORT:
+		return !e->pad &&
+		       amdgpu_ualink_ioctl_zero(&e->handle, sizeof(e->handle)) &&
+		       amdgpu_ualink_ioctl_rest_zero(args, sizeof(*e)) ?
+		       0 : -EINVAL;
+	case AMDGPU_UALINK_OP_IMPORT:
+		return !(i->flags & ~AMDGPU_UALINK_IMPORT_CLOEXEC) && !i->fd &&
+		       (i->handle.lo || i->handle.hi) &&
+		       amdgpu_ualink_ioctl_rest_zero(args, sizeof(*i)) ?
+		       0 : -EINVAL;
+	case AMDGPU_UALINK_OP_IMPORT_BATCH:
+		return !(b->flags & ~(AMDGPU_UALINK_IMPORT_CLOEXEC |
+				      AMDGPU_UALINK_IMPORT_FDS)) &&
+		       b->count && b->count <= AMDGPU_UALINK_BATCH_MAX &&
+		       amdgpu_ualink_ioctl_rest_zero(args, sizeof(*b)) ?
+		       0 : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+/**
+ * amdgpu_ualink_ioctl_unsupported - the ioctl on a device without UALink
+ * @args: the argument, copied in
+ *
+ * What amdgpu answers when it was built without UALink support, or its
+ * device has no UALink IP.
+ *
+ * Returns: -EINVAL for a malformed argument, -EOPNOTSUPP otherwise.
+ */
+static inline int amdgpu_ualink_ioctl_unsupported(const struct drm_amdgpu_ualink *args)
+{
+	return amdgpu_ualink_ioctl_check(args) ?: -EOPNOTSUPP;
+}
+
+#endif /* __AMDGPU_UALINK_IOCTL_CHECK_H__ */

@@ -813,15 +813,14 @@ static void ualink_vehicle_export_ends_later(struct kunit *test)
  */
 static void ualink_vehicle_export_needs_handle(struct kunit *test)
 {
-	struct drm_file *fa, *fb;
 	struct fake_node *a, *b;
 	struct amdgpu_bo *abo;
+	struct drm_file *fa;
 	bool live;
 	u32 ga;
 
 	vehicle_pair(test, &a, &b);
 	fa = vehicle_open(test, a);
-	fb = vehicle_open(test, b);
 	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM, 0);
 	abo = vehicle_bo(test, fa, ga);
 	drm_gem_object_get(&abo->tbo.base);

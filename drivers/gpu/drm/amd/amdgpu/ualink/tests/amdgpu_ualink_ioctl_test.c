@@ -176,9 +176,15 @@ static int ioctl(struct fake_drv *f, struct drm_amdgpu_ualink *args)
 				   NULL, args);
 }
 
+/*
+ * @unused: when not 0, the word u.raw[@unused] is made non-zero as well
+ * (an initializer cannot set it: naming a second member of the union
+ * would drop what @args says for the first).
+ */
 struct bad_case {
 	const char *name;
 	struct drm_amdgpu_ualink args;
+	unsigned int unused;
 };
 
 static const struct bad_case bad_cases[] = {
@@ -196,14 +202,14 @@ static const struct bad_case bad_cases[] = {
 	{ "import fd not zero",
 	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.imp = { { 3, 1 }, 0, 5 } } },
 	{ "import unused bytes",
-	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.imp = { { 3, 1 } }, .u.raw[4] = 1 } },
+	  { .op = AMDGPU_UALINK_OP_IMPORT, .u.imp = { { 3, 1 } } }, 4 },
 	{ "batch count 0", { .op = AMDGPU_UALINK_OP_IMPORT_BATCH } },
 	{ "batch count 1025",
 	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1025 } } },
 	{ "batch unknown flag",
 	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1, 1 << 2 } } },
 	{ "batch unused bytes",
-	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1 }, .u.raw[2] = 1 } },
+	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1 } }, 2 },
 };
 
 static void bad_desc(const struct bad_case *c, char *desc)
@@ -219,6 +225,8 @@ static void ioctl_malformed(struct kunit *test)
 	const struct bad_case *c = test->param_value;
 	struct drm_amdgpu_ualink args = c->args;
 
+	if (c->unused)
+		args.u.raw[c->unused] = 1;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_check(&args), -EINVAL);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, &fake_gops, NULL, NULL, &args),
 			-EINVAL);

@@ -4,7 +4,8 @@
 # Tier 2: amdgpu.ko with the UALink glue on x86_64 (configs/amdgpu.config),
 # W=1 and sparse on our objects and on the C files patches/ touches, the
 # kernel's UAPI header test on our header, checkpatch --strict and
-# kernel-doc on every file we own and checkpatch on every patch.
+# kernel-doc on every file we own and checkpatch on every patch; an LLVM=1
+# build of our objects and the kernel's Coccinelle scripts on our files.
 # Cold: about 7 minutes on 2 cores (ccache empty); warm: about 20 seconds.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -76,6 +77,60 @@ targeted() {
 		< "$log/targeted.out"
 }
 
+# The kernel's Coccinelle scripts on our directory (report mode): any
+# report is a finding. Two scripts have OCaml parts, which spatch compiles
+# when it runs them (Debian's ocaml-nox).
+cocci() {
+	local out=$log/coccicheck.out
+	kmake "$o" coccicheck MODE=report M="$OWNED_DIRS" > "$out" 2>&1 ||
+		{ tail -n 30 "$out"; return 1; }
+	# the findings: lines naming one of our files with a line number
+	! grep -E "^[^ ]*($OWNED_DIRS)/[^ :]+:[0-9]+" "$out"
+}
+
+# Our objects (the core, the glue, the emulated pod, the KUnit suites) and
+# the .c files patches/ touches, built with LLVM=1 (Debian's clang) and
+# W=1: only those objects, after modules_prepare, with the same
+# configuration as the gcc build. Any warning in our lines is a finding.
+# kbuild builds a single object with the flags of its own directory, but
+# amdgpu's Makefile builds the glue from ualink/: it gets the include
+# paths its gcc build had (from that object's .cmd file).
+llvm_build() {
+	local ol=$OUT/amdgpu-llvm objs=() glue=() f cmd incs out=$log/llvm-build.out
+	mkdir -p "$ol"
+	cp "$o/.config" "$ol/.config"
+	make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -j"$JOBS" -s \
+		olddefconfig modules_prepare > "$out" 2>&1 ||
+		{ tail -n 30 "$out"; return 1; }
+	for f in $(owned_sources | grep '\.c$') \
+		 $(git -C "$TREE" diff --name-only ualink-base HEAD -- '*.c'); do
+		f=${f%.c}.o
+		case " ${objs[*]} ${glue[*]} " in *" $f "*) continue ;; esac
+		cmd=$o/$(dirname "$f")/.$(basename "$f").cmd
+		[ -f "$cmd" ] || continue	# not in this configuration
+		rm -f "$ol/$f"
+		if grep -q "KBUILD_MODNAME='\"amdgpu\"'" "$cmd" &&
+		   [ "$(dirname "$f")" = "$OWNED_DIRS" ]; then
+			glue+=("$f")
+		else
+			objs+=("$f")
+		fi
+	done
+	echo "LLVM=1 W=1 on: ${objs[*]} ${glue[*]}"
+	make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -j"$JOBS" W=1 \
+		"${objs[@]}" >> "$out" 2>&1 ||
+		{ grep -E 'error' "$out" | head -n 30; return 1; }
+	for f in "${glue[@]}"; do
+		cmd=$o/$(dirname "$f")/.$(basename "$f").cmd
+		incs=$(head -n 1 "$cmd" | tr ' ' '\n' | grep -E "^-I$TREE/drivers/" |
+		       sort -u | tr '\n' ' ')
+		make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" W=1 \
+			KCFLAGS="$incs" "$f" >> "$out" 2>&1 ||
+			{ grep -E 'error' "$out" | head -n 30; return 1; }
+	done
+	"$REPO/tooling/added-lines.py" "$TREE" $OWNED_DIRS $OWNED_FILES < "$out"
+}
+
 hdrtest() {
 	local h
 	for h in amdgpu_ualink amdgpu_ualink_vpod; do
@@ -106,6 +161,9 @@ echo "amdgpu: W=1 + sparse, UAPI header test, checkpatch, kernel-doc"
 if [ "$fail" -eq 0 ]; then
 	check "W=1 + sparse on our objects and patched files" targeted
 	check "UAPI header test" hdrtest
+	echo "amdgpu: LLVM=1 build of our objects, coccicheck (cold: ~4 min)"
+	check "LLVM=1 W=1 on our objects and patched files" llvm_build
+	check "coccicheck on $OWNED_DIRS" cocci
 fi
 while read -r f; do
 	check "checkpatch --strict $f" checkpatch -f "$TREE/$f"

@@ -10,6 +10,7 @@ pkgs=(
 	gcc make libc6-dev bc bison flex libelf-dev libssl-dev
 	cpio kmod xz-utils rsync perl python3 python3-ply python3-git git util-linux
 	ccache sparse
+	coccinelle ocaml-nox clang lld llvm	# make coccicheck, LLVM=1 build of our objects
 	libdrm-dev intel-gpu-tools pkg-config
 	qemu-system-x86
 )

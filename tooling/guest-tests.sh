@@ -47,6 +47,9 @@ for t in "$igt"/*; do
 	echo "$rc" > "igt-$name.rc"
 done
 
+# the host checks that every node is back in its initial state
+cat /sys/kernel/debug/amdgpu_ualink_vpod/nodes > pod-after.txt || status=1
+
 echo "guest: unloading the emulated pod"
 rmmod amdgpu_ualink_vpod || status=1
 rmmod amdgpu_ualink || status=1

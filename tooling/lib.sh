@@ -106,6 +106,14 @@ counts() {
 	echo "== $1: $2 passed, $3 failed, $4 skipped"
 }
 
+# anchors TIER P F S: the part of TIER's counts that is not ours: other
+# subsystems' tests that run beside ours (TTM's KUnit suites, which check
+# the TTM patch; vgem's PRIME anchor). make check reports them apart.
+anchors() {
+	echo "$2 $3 $4" > "$RES/$1.anchors"
+	echo "== $1, of which anchors: $2 passed, $3 failed, $4 skipped"
+}
+
 # owned_sources: the C sources and headers we own, relative to the tree.
 owned_sources() {
 	(cd "$REPO" && find $OWNED_DIRS -name '*.[ch]' | sort

@@ -58,30 +58,84 @@ else
 	fail=$((fail + 1))
 fi
 
-# IGT: one count per subtest; a program that failed without saying which
-# subtest failed (a crash, an abort) counts as one failure more.
+# IGT: what each program must run is listed next to it
+# (tests/igt/PROGRAM.subtests). A listed subtest counts as passed only when
+# it reported SUCCESS; skipped, failed, crashed, never reported, or its
+# program not built or not run: each is a failure. A subtest a program
+# reports but its list lacks fails too (the list is updated with the test),
+# as does a program without a list and one that exited non-zero.
+igt_result() {	# igt_result LOG SUBTEST: SUCCESS, SKIP, FAIL, ... or nothing
+	awk -v t="$2:" '$1 == "Subtest" && $2 == t { r = $3 } END { print r }' "$1"
+}
+igt_program() {	# igt_program LIST
+	local list=$1 name lg want got res trc p=0 f=0 n
+	name=$(basename "$list" .subtests)
+	lg=$share/igt-$name.log
+	n=$(grep -c . "$list")
+	if [ ! -x "$OUT/igt/$name" ] || [ ! -f "$lg" ]; then
+		echo "vm-test: FAIL: IGT $name was not built or did not run: its $n subtests fail" >&2
+		igt_add "$name" 0 "$n"
+		return
+	fi
+	while read -r want; do
+		[ -n "$want" ] || continue
+		res=$(igt_result "$lg" "$want")
+		case $res in
+		SUCCESS) p=$((p + 1)) ;;
+		"") echo "vm-test: FAIL: IGT $name: $want did not run" >&2
+		    f=$((f + 1)) ;;
+		*) echo "vm-test: FAIL: IGT $name: $want: $res" >&2
+		   f=$((f + 1)) ;;
+		esac
+	done < "$list"
+	for got in $(awk '$1 == "Subtest" { sub(/:$/, "", $2); print $2 }' "$lg" | sort -u); do
+		grep -qxF "$got" "$list" && continue
+		echo "vm-test: FAIL: IGT $name: subtest $got is not in $list" >&2
+		f=$((f + 1))
+	done
+	trc=$(cat "$share/igt-$name.rc" 2>/dev/null || echo none)
+	if [ "$trc" != 0 ] && [ "$f" -eq 0 ]; then
+		echo "vm-test: FAIL: IGT $name exited with $trc" >&2
+		f=1
+	fi
+	echo "IGT $name: $p of $n passed, $f failed (exit $trc)"
+	igt_add "$name" "$p" "$f"
+}
+igt_add() {	# igt_add PROGRAM PASSED FAILED: vgem's PRIME program is an anchor
+	if [ "$1" = vgem_prime_anchor ]; then
+		apass=$((apass + $2)) afail=$((afail + $3))
+	else
+		pass=$((pass + $2)) fail=$((fail + $3))
+	fi
+}
+apass=0 afail=0
+lists=("$REPO"/tests/igt/*.subtests)
+[ -f "${lists[0]}" ] || { echo "vm-test: FAIL: no tests/igt/*.subtests" >&2; fail=$((fail + 1)); lists=(); }
+for l in "${lists[@]}"; do
+	igt_program "$l"
+done
 for t in "$OUT"/igt/*; do
 	[ -x "$t" ] || continue
-	name=$(basename "$t")
-	lg=$share/igt-$name.log
-	if [ ! -f "$lg" ]; then
-		echo "vm-test: FAIL: $name did not run" >&2
-		fail=$((fail + 1))
-		continue
-	fi
-	p=$(grep -cE '^Subtest .*: SUCCESS' "$lg")
-	f=$(grep -cE '^Subtest .*: (FAIL|CRASH|TIMEOUT)' "$lg")
-	s=$(grep -cE '^Subtest .*: SKIP' "$lg")
-	trc=$(cat "$share/igt-$name.rc")
-	case "$trc" in
-	0|77) ;;
-	*) [ "$f" -gt 0 ] || f=1 ;;
-	esac
-	# A program that reported no subtest at all did not test anything.
-	[ $((p + f + s)) -gt 0 ] || f=1
-	echo "IGT $name: $p passed, $f failed, $s skipped (exit $trc)"
-	pass=$((pass + p)) fail=$((fail + f)) skip=$((skip + s))
+	[ -f "$REPO/tests/igt/$(basename "$t").subtests" ] && continue
+	echo "vm-test: FAIL: IGT $(basename "$t") has no tests/igt/$(basename "$t").subtests" >&2
+	fail=$((fail + 1))
 done
 
-counts vm-test "$pass" "$fail" "$skip"
-[ "$fail" -eq 0 ]
+# The pod once the programs are done: every accelerator back in its initial
+# state (active, in virtual pod 0), or a clean-up failed where nothing
+# could report it (an exit handler).
+if [ ! -s "$share/pod-after.txt" ]; then
+	echo "vm-test: FAIL: the pod's state after the IGT programs was not read" >&2
+	fail=$((fail + 1))
+elif awk '$2 != 0 || $3 != "active" {
+		print "vm-test: FAIL: after the IGT programs, node" $1 " is " \
+		      $3 " in vpod " $2 > "/dev/stderr"; bad = 1
+	} END { exit bad }' "$share/pod-after.txt"; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+fi
+
+counts vm-test $((pass + apass)) $((fail + afail)) "$skip"
+anchors vm-test "$apass" "$afail" 0
+[ $((fail + afail)) -eq 0 ]

@@ -429,10 +429,13 @@ int vpod_open(unsigned int accel_id)
 	return fd;
 }
 
-static void warn_on(int ret, unsigned int id, const char *what)
+/* Reports a clean-up step that failed; counts it in *@failed. */
+static void warn_on(int ret, unsigned int id, const char *what, int *failed)
 {
-	if (ret)
-		igt_warn("clean-up: node%u: %s: %s\n", id, what, strerror(-ret));
+	if (!ret)
+		return;
+	igt_warn("clean-up: node%u: %s: %s\n", id, what, strerror(-ret));
+	(*failed)++;
 }
 
 /* Is node @id active? Without asserting: also called from the exit handler. */
@@ -458,12 +461,16 @@ static bool node_active(unsigned int id)
 /*
  * Faults and timeouts first, so that the releases of the closes below go
  * over a sound fabric; then the fds, which close every GEM handle and
- * import the subtest made. Warns instead of failing: it also runs from the
- * exit handler.
+ * import the subtest made. A step that fails, or a node that does not come
+ * back to active, fails the subtest it runs in (a later subtest would
+ * otherwise run on a pod that is not in its initial state); from the exit
+ * handler, where nothing can fail any more, it warns, and the harness
+ * checks the pod's state once the programs are done.
  */
 static void cleanup(bool in_subtest)
 {
 	unsigned int id;
+	int failed = 0;
 
 	if (!initialised)
 		return;
@@ -472,16 +479,17 @@ static void cleanup(bool in_subtest)
 	for (id = 0; id < VPOD_MAX_ACCELS; id++) {
 		if (fault_dirty[id])
 			warn_on(node_try_write(id, "fault", "clear"), id,
-				"fault clear");
+				"fault clear", &failed);
 		if (timeout_dirty[id])
 			warn_on(node_try_write(id, "timeout", "%s",
 					       VPOD_TIMEOUT_DEFAULT),
-				id, "timeout");
+				id, "timeout", &failed);
 		if (vpod_dirty[id])
-			warn_on(node_try_write(id, "vpod", "0"), id, "vpod 0");
+			warn_on(node_try_write(id, "vpod", "0"), id, "vpod 0",
+				&failed);
 		if (offline_dirty[id])
 			warn_on(node_try_write(id, "control", "online"), id,
-				"online");
+				"online", &failed);
 	}
 	for (id = 0; id < VPOD_MAX_ACCELS; id++) {
 		uint64_t deadline = vpod_now_ms() + VPOD_ASYNC_MS;
@@ -491,6 +499,8 @@ static void cleanup(bool in_subtest)
 		/* back to active before the next subtest uses the node */
 		while (!node_active(id) && vpod_now_ms() < deadline)
 			vpod_sleep_ms(20);
+		warn_on(node_active(id) ? 0 : -ETIMEDOUT, id,
+			"back to active", &failed);
 	}
 	memset(fault_dirty, 0, sizeof(fault_dirty));
 	memset(timeout_dirty, 0, sizeof(timeout_dirty));
@@ -499,6 +509,10 @@ static void cleanup(bool in_subtest)
 	memset(reset_dirty, 0, sizeof(reset_dirty));
 	while (n_tracked)
 		close(tracked[--n_tracked]);
+	if (in_subtest)
+		igt_assert_f(!failed,
+			     "clean-up could not bring the pod back: %d steps failed\n",
+			     failed);
 }
 
 void vpod_cleanup(void)
@@ -560,9 +574,10 @@ void vpod_init(void)
 	for (i = 0; i < vpod.n_accel; i++) {
 		const struct vpod_accel *a = &vpod.accel[i];
 
-		igt_require_f(!strcmp(a->state, "active") && a->vpod == 0,
-			      "node%u is %s in vpod %u, not active in vpod 0\n",
-			      a->id, a->state, a->vpod);
+		/* a pod left in another state is a failure, not a skip */
+		igt_assert_f(!strcmp(a->state, "active") && a->vpod == 0,
+			     "node%u is %s in vpod %u, not active in vpod 0\n",
+			     a->id, a->state, a->vpod);
 		counts_read(a->id, &vpod.baseline[a->id]);
 	}
 	initialised = true;

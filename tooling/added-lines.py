@@ -7,7 +7,7 @@
 A diagnostic ("path:line[:col]: warning|error: ...") is kept when its file is
 one we own (any line), or when its line was added by patches/ (the diff from
 the tag ualink-base to HEAD in TREE). Diagnostics without a position are kept
-when they name one of our files. Kept lines are printed; exit status 1 if any.
+when they name one of our files or directories by its tree path. Kept lines are printed; exit status 1 if any.
 """
 import os
 import re
@@ -55,7 +55,9 @@ for line in sys.stdin:
         if ours(path) or int(m.group(2)) in added.get(path, ()):
             kept.append(line)
     elif re.search(r'\b(warning|error|WARNING|ERROR)\b', line) and \
-            any(o.rstrip('/').split('/')[-1] in line for o in owned):
+            any(o.rstrip('/') in line for o in owned):
+        # the whole path: a bare directory name would also match the
+        # build directory's, in lines of other files' diagnostics
         kept.append(line)
 
 for line in kept:

@@ -117,7 +117,10 @@ llvm_build() {
 		fi
 	done
 	echo "LLVM=1 W=1 on: ${objs[*]} ${glue[*]}"
-	make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -j"$JOBS" W=1 \
+	# One job: for a target in ualink/, kbuild descends into amdgpu/ as
+	# well (its path matches that directory too), and two jobs would
+	# build the same object at once and remove each other's .d files.
+	make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -j1 W=1 \
 		"${objs[@]}" >> "$out" 2>&1 ||
 		{ grep -E 'error' "$out" | head -n 30; return 1; }
 	for f in "${glue[@]}"; do

@@ -313,6 +313,20 @@ static bool amdgpu_ualink_member(void *priv, u16 peer)
 	       ualink->hw->member(ualink->adev, peer);
 }
 
+static int amdgpu_ualink_allow(void *priv, u16 importer, u64 npa, u64 size)
+{
+	struct amdgpu_ualink *ualink = to_ualink(priv);
+
+	return ualink->hw->allow(ualink->adev, importer, npa, size);
+}
+
+static void amdgpu_ualink_deny(void *priv, u16 importer, u64 npa, u64 size)
+{
+	struct amdgpu_ualink *ualink = to_ualink(priv);
+
+	ualink->hw->deny(ualink->adev, importer, npa, size);
+}
+
 static void amdgpu_ualink_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	struct amdgpu_ualink *ualink = to_ualink(priv);
@@ -322,9 +336,9 @@ static void amdgpu_ualink_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 
 /*
  * The move of an idle import to its dead resource, which cannot fail: the
- * exporter hears the range is free once the revocation returns and may
- * grant it to someone else, so GPUVM must no longer map it whatever
- * memory is left. Not ttm_bo_validate(), which may allocate (a resource,
+ * exporter hears we let go once the revocation returns, and may then
+ * unmap the range and hand it to another export, so GPUVM must no longer
+ * map it whatever memory is left. Not ttm_bo_validate(), which may allocate (a resource,
  * a fence slot): the resource's memory was set aside at import
  * (amdgpu_ualink_npa_pool_dead()), and the move is amdgpu's own
  * notification, which invalidates the VM mappings and the dma-buf's
@@ -370,6 +384,8 @@ static const struct amdgpu_ualink_dev_ops amdgpu_ualink_dev_ops = {
 	.unpin = amdgpu_ualink_unpin,
 	.cursor = amdgpu_ualink_cursor,
 	.member = amdgpu_ualink_member,
+	.allow = amdgpu_ualink_allow,
+	.deny = amdgpu_ualink_deny,
 	.shootdown = amdgpu_ualink_shootdown,
 	.revoke = amdgpu_ualink_revoke,
 };
@@ -1022,6 +1038,8 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 
 	if (adev->ualink)
 		return -EEXIST;
+	if (!hw->allow || !hw->deny || !hw->shootdown)
+		return -EINVAL;
 	ualink = drmm_kzalloc(adev_to_drm(adev), sizeof(*ualink), GFP_KERNEL);
 	if (!ualink)
 		return -ENOMEM;

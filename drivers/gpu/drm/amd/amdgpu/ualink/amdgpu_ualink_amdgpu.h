@@ -56,6 +56,19 @@ struct amdgpu_ualink_hw_funcs {
 	/** @member: is @peer an active member of our virtual pod? */
 	bool (*member)(struct amdgpu_device *adev, u16 peer);
 	/**
+	 * @allow: let @importer reach our range @npa, @size: add it to the
+	 * range's access set, which the IP checks against the requester of
+	 * every access arriving at us; 0 or -errno (the import then fails)
+	 */
+	int (*allow)(struct amdgpu_device *adev, u16 importer, u64 npa,
+		     u64 size);
+	/**
+	 * @deny: take @importer out of the range's access set: from the
+	 * return on, its new accesses to the range fault at our port
+	 */
+	void (*deny)(struct amdgpu_device *adev, u16 importer, u64 npa,
+		     u64 size);
+	/**
 	 * @shootdown: make @importer forget its translations of our range
 	 * @npa, @size; returns once the importer acknowledged
 	 */

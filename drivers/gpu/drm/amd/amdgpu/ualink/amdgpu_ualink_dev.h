@@ -25,8 +25,9 @@ struct drm_printer;
  * struct amdgpu_ualink_dev_ops - what the core needs of the driver's buffers
  *
  * Buffers are opaque to the core (``void *obj``). All callbacks may sleep.
- * @pin, @unpin, @cursor and (sometimes) @get and @member are called with
- * &amdgpu_ualink_dev.lock held, @put, @shootdown and @revoke without it.
+ * @pin, @unpin, @cursor, @allow and (sometimes) @get and @member are
+ * called with &amdgpu_ualink_dev.lock held, @put, @deny, @shootdown and
+ * @revoke without it.
  * None may import, export or destroy an export: they run on the mailbox's
  * worker.
  *
@@ -63,9 +64,25 @@ struct amdgpu_ualink_dev_ops {
 	/** @member: is @peer an active member of our virtual pod? */
 	bool (*member)(void *priv, u16 peer);
 	/**
+	 * @allow: add @importer to the accelerators the fabric lets reach
+	 * our range @npa, @size (the range's access set, checked by the
+	 * hardware against the requester of every access that arrives at
+	 * us); 0 or -errno. Called with &amdgpu_ualink_dev.lock held, once
+	 * per importer of a range; the range is mapped before the first.
+	 */
+	int (*allow)(void *priv, u16 importer, u64 npa, u64 size);
+	/**
+	 * @deny: undo @allow: from its return on, the fabric refuses every
+	 * new access of @importer to the range (an access already past the
+	 * check may finish; @shootdown, which follows, waits for it). Called
+	 * without the lock; must not fail.
+	 */
+	void (*deny)(void *priv, u16 importer, u64 npa, u64 size);
+	/**
 	 * @shootdown: @importer must forget every translation of the range
-	 * @npa, @size of our window it may cache; returns once it has. Must
-	 * not depend on this node's mailbox worker.
+	 * @npa, @size of our window it may cache; returns once it has and no
+	 * access of it through an old translation is in flight. Must not
+	 * depend on this node's mailbox worker.
 	 */
 	void (*shootdown)(void *priv, u16 importer, u64 npa, u64 size);
 	/**
@@ -103,19 +120,27 @@ struct amdgpu_ualink_dev {
 	/** @revoke_lock: serialises the revoke callback and import buffers */
 	struct mutex revoke_lock;
 	/**
-	 * @lock: protects @exports, @imports, every export's grants, every
-	 * import's state, and the counters below
+	 * @lock: protects @exports, @export_list, @ended, @imports, every
+	 * export's access set and range, every import's state, and the
+	 * counters below
 	 */
 	struct mutex lock;
 	/** @exports: &struct amdgpu_ualink_export by handle */
 	struct rhashtable exports;
 	/** @export_list: the same exports, to walk */
 	struct list_head export_list;
+	/** @ended: exports amdgpu_ualink_export_end() left to @end_work */
+	struct list_head ended;
+	/** @end_work: finishes the exports in @ended, on @wq */
+	struct work_struct end_work;
 	/** @imports: &struct amdgpu_ualink_import by handle */
 	struct rhashtable imports;
 	/** @num_exports: live exports */
 	unsigned int num_exports;
-	/** @num_grants: ranges granted to importers, over all exports */
+	/**
+	 * @num_grants: importers in the access sets of our exports, plus
+	 * those being taken out (not yet denied and shot down)
+	 */
 	unsigned int num_grants;
 	/** @num_pins: exports pinned because they have importers */
 	unsigned int num_pins;
@@ -178,7 +203,7 @@ struct amdgpu_ualink_import {
 struct amdgpu_ualink_dev_counts {
 	/** @exports: live exports */
 	unsigned int exports;
-	/** @grants: ranges granted to importers */
+	/** @grants: importers in the access sets of our exports */
 	unsigned int grants;
 	/** @pins: exports pinned for their importers */
 	unsigned int pins;
@@ -214,6 +239,7 @@ size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,
 				  const u64 handle[2]);
 void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
 				struct drm_printer *p);
+void amdgpu_ualink_export_revoke_nonmembers(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_import_print(struct amdgpu_ualink_dev *dev,
 				struct drm_printer *p);
 

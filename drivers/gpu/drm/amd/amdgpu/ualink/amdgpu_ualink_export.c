@@ -23,67 +23,88 @@
  *
  * An importer's NPA_REQ must present all 128 bits and come from an active
  * member of our virtual pod; anything else gets NPA_FAIL "invalid handle",
- * the same answer for both, so that no one learns which handles exist. The
- * first importer pins the buffer, each gets its own range of our NPA window
- * mapped onto the buffer's pages, and memory per export grows with its
- * importers (a list of grants), not with the pod. A second NPA_REQ from an
- * importer that holds a grant already gets the same range again.
+ * the same answer for both, so that no one learns which handles exist.
  *
- * An importer's NPA_RELEASE, or the end of its connection, drops its grant:
- * the range is unmapped, the importer's cached translations shot down, the
- * table pages freed after that, and the buffer unpinned once the last grant
- * is undone (not merely unlinked). The export holds a reference to the
- * buffer (&amdgpu_ualink_dev_ops.get) for as long as it pins it, so a grant
+ * **One range per export.** The first importer pins the buffer and maps it
+ * once, into one range of our NPA window that every later importer shares:
+ * window use and page tables grow with the exports, not with the
+ * importers, so a symmetric heap fits in a pod of 1,024 (a 64 GiB heap
+ * takes one 64 GiB range, whoever imports it). Mapping at the first import
+ * rather than at export keeps buffers that nobody imports movable and out
+ * of the window. Who may reach the range is the export's **access set**, a
+ * bitmap of accelerator IDs (one bit per importer, 128 bytes per export):
+ * an importer joins it on NPA_REQ (&amdgpu_ualink_dev_ops.allow, which
+ * tells the fabric) and a second NPA_REQ from a member gets the same range
+ * again.
+ *
+ * **Leaving the access set.** An importer's NPA_RELEASE, the end of its
+ * connection (it reset or went offline), or its leaving our virtual pod
+ * (amdgpu_ualink_export_revoke_nonmembers()) takes it out: the fabric
+ * stops it at once (&amdgpu_ualink_dev_ops.deny), then its cached
+ * translations of the range are shot down. The last importer to leave
+ * also unmaps the range, frees the tables and the range after that, and
+ * unpins the buffer once no range of it is left (not merely once the set
+ * is empty). The export holds a reference to the buffer
+ * (&amdgpu_ualink_dev_ops.get) for as long as it pins it, so a removal
  * being undone never reaches a freed buffer, whatever the driver does.
  *
  * amdgpu_ualink_export_destroy() ends an export: no new importer finds it,
- * every importer is sent NPA_REVOKE and answers with NPA_RELEASE once its
- * buffer is dead (or its connection ends, or the request times out); then
- * every range is dropped as above. Grants that the mailbox's worker is
- * undoing at the same time (a release, a lost peer) are waited for until
- * the worker is done with them, unpin and reference included: the wait
- * ends on a count the undoer drops last, and it is read under the lock the
- * undoer holds while it drops it.
+ * every member of the access set is sent NPA_REVOKE and answers with
+ * NPA_RELEASE once its buffer is dead (or its connection ends, or the
+ * request times out); then every member is denied and shot down as above,
+ * and the range unmapped. Removals that the mailbox's worker is undoing at
+ * the same time (a release, a lost peer) are waited for until the worker
+ * is done with them, unpin and reference included: the wait ends on a
+ * count the undoer drops last, and it is read under the lock the undoer
+ * holds while it drops it.
  *
  * amdgpu_ualink_export_end() does the same in two halves: under the lock,
- * at once, the handle stops resolving and the grants are taken out; the
- * revocations, the waits and the unpinning follow on the device's
- * workqueue. It is for a driver whose last-handle callback runs where no
- * one may wait for other accelerators (amdgpu's runs in framebuffer
- * teardown as well); amdgpu_ualink_dev_flush() waits for the second half.
+ * at once, the handle stops resolving and the access set becomes the
+ * ender's; the revocations, the waits and the unpinning follow on the
+ * device's workqueue. It is for a driver whose last-handle callback runs
+ * where no one may wait for other accelerators (amdgpu's runs in
+ * framebuffer teardown as well); amdgpu_ualink_dev_flush() waits for the
+ * second half.
  */
 
 struct amdgpu_ualink_export {
 	struct rhash_head node;
-	/* in amdgpu_ualink_dev.export_list */
+	/*
+	 * in amdgpu_ualink_dev.export_list; once ended by
+	 * amdgpu_ualink_export_end(), in amdgpu_ualink_dev.ended
+	 */
 	struct list_head link;
 	u64 handle[2];
 	void *obj;
 	u64 size;
 	/* the rest under the device lock */
-	struct list_head grants;
-	/* grants linked, or unlinked and not yet undone: the pin stays */
-	unsigned int nr_grants;
+	/* the range every importer shares, mapped onto @obj; NULL when none */
+	struct amdgpu_ualink_npa_range *range;
+	/* the access set: importers that may reach @range */
+	DECLARE_BITMAP(access, AMDGPU_UALINK_MAX_ACCELS);
+	/* bits set in @access */
+	unsigned int nr_access;
+	/* ranges of @obj mapped: @range, and those the last leaver unmaps */
+	unsigned int nr_ranges;
 	/*
-	 * grants unlinked and not yet undone, unpin and put included; the
+	 * removals from @access not yet undone, unpin and put included; the
 	 * destroyer frees the export once it reads 0 here under the lock
 	 */
 	unsigned int nr_undoing;
 	/* pinned for importers, with a reference to @obj (ops->get) */
 	bool pinned;
-	/* ending: the grants export_unlink() took, and their number */
-	struct list_head gone;
-	unsigned int nr_gone;
-	/* amdgpu_ualink_export_end(): export_finish() on the device's wq */
-	struct work_struct end_work;
-	struct amdgpu_ualink_dev *dev;
 };
 
-struct amdgpu_ualink_grant {
-	struct list_head link;
+/*
+ * One importer taken out of an access set, to undo without the lock; the
+ * last one out also takes the range, to unmap it.
+ */
+struct access_removal {
 	struct amdgpu_ualink_export *exp;
 	u16 peer;
-	struct amdgpu_ualink_npa_range range;
+	u64 npa;
+	u64 size;
+	struct amdgpu_ualink_npa_range *range;
 };
 
 static void export_end_work(struct work_struct *work);
@@ -104,6 +125,8 @@ static const struct rhashtable_params export_params = {
 int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
 {
 	INIT_LIST_HEAD(&dev->export_list);
+	INIT_LIST_HEAD(&dev->ended);
+	INIT_WORK(&dev->end_work, export_end_work);
 	return rhashtable_init(&dev->exports, &export_params);
 }
 
@@ -160,10 +183,6 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 	}
 	exp->obj = obj;
 	exp->size = size;
-	exp->dev = dev;
-	INIT_LIST_HEAD(&exp->grants);
-	INIT_LIST_HEAD(&exp->gone);
-	INIT_WORK(&exp->end_work, export_end_work);
 	do {	/* 118 random bits: a repeat is all but impossible */
 		exp->handle[0] = (get_random_u64() &
 				  ~(u64)(AMDGPU_UALINK_MAX_ACCELS - 1)) | dev->id;
@@ -216,24 +235,21 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_lookup);
  * @dev: the device
  * @handle: one of its handles
  *
- * For the figures and debugfs: the export and its grants, not the page
- * tables behind the grants (which depend on the layout of the buffer).
+ * For the figures and debugfs: the export, its access set and its range,
+ * not the page tables behind the range (which depend on the layout of the
+ * buffer). It does not depend on the number of importers.
  * Returns: bytes, or 0 when no live export has @handle.
  */
 size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,
 				  const u64 handle[2])
 {
 	struct amdgpu_ualink_export *exp;
-	struct amdgpu_ualink_grant *grant;
 	size_t bytes = 0;
 
 	mutex_lock(&dev->lock);
 	exp = export_find(dev, handle);
-	if (exp) {
-		bytes = ksize(exp);
-		list_for_each_entry(grant, &exp->grants, link)
-			bytes += ksize(grant);
-	}
+	if (exp)
+		bytes = ksize(exp) + (exp->range ? ksize(exp->range) : 0);
 	mutex_unlock(&dev->lock);
 	return bytes;
 }
@@ -251,16 +267,20 @@ void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
 				struct drm_printer *p)
 {
 	struct amdgpu_ualink_export *exp;
-	struct amdgpu_ualink_grant *grant;
+	unsigned int peer;
 
 	mutex_lock(&dev->lock);
 	list_for_each_entry(exp, &dev->export_list, link) {
 		drm_printf(p, "export ...%08x size %llu %s, %u importers\n",
 			   lower_32_bits(exp->handle[1]), exp->size,
-			   exp->pinned ? "pinned" : "not pinned", exp->nr_grants);
-		list_for_each_entry(grant, &exp->grants, link)
-			drm_printf(p, "  to %u: npa %#llx size %llu\n", grant->peer,
-				   grant->range.node.start, grant->range.node.size);
+			   exp->pinned ? "pinned" : "not pinned", exp->nr_access);
+		if (!exp->range)
+			continue;
+		drm_printf(p, "  npa %#llx size %llu, to:", exp->range->node.start,
+			   exp->range->node.size);
+		for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS)
+			drm_printf(p, " %u", peer);
+		drm_printf(p, "\n");
 	}
 	mutex_unlock(&dev->lock);
 }
@@ -271,29 +291,16 @@ static u64 window_offset(struct amdgpu_ualink_dev *dev, u64 npa)
 }
 
 /*
- * Take a grant out of its export; it is then private to the caller, and
- * still counted (and the buffer pinned) until grant_undo().
- */
-static void grant_unlink(struct amdgpu_ualink_dev *dev,
-			 struct amdgpu_ualink_grant *grant)
-{
-	lockdep_assert_held(&dev->lock);
-
-	list_del_init(&grant->link);
-	grant->exp->nr_undoing++;
-}
-
-/*
- * Unpin once no grant needs the pin. Returns the buffer whose reference
- * the caller drops with export_put_obj() after the lock: that may be the
- * last reference, and the driver's free may take the lock.
+ * Unpin once no range of the buffer is mapped. Returns the buffer whose
+ * reference the caller drops with export_put_obj() after the lock: that
+ * may be the last reference, and the driver's free may take the lock.
  */
 static void *export_unpin_idle(struct amdgpu_ualink_dev *dev,
 			       struct amdgpu_ualink_export *exp)
 {
 	lockdep_assert_held(&dev->lock);
 
-	if (!exp->pinned || exp->nr_grants)
+	if (!exp->pinned || exp->nr_ranges)
 		return NULL;
 	dev->ops->unpin(dev->priv, exp->obj);
 	exp->pinned = false;
@@ -327,33 +334,73 @@ static void export_put_obj(struct amdgpu_ualink_dev *dev, void *obj)
 		dev->ops->put(dev->priv, obj);
 }
 
-/*
- * Undo an unlinked grant: unmap, make the importer forget its translations,
- * and only then free the table pages, the range, and with the last grant
- * the pin and its reference. The export is not touched after the count its
- * destroyer waits for drops, under the lock; the buffer only through the
- * pin's own reference.
- */
-static void grant_undo(struct amdgpu_ualink_dev *dev,
-		       struct amdgpu_ualink_grant *grant)
+/* Unmap a range no importer can reach any more, then free its tables. */
+static void range_unmap(struct amdgpu_ualink_dev *dev,
+			struct amdgpu_ualink_npa_range *range)
 {
-	struct amdgpu_ualink_export *exp = grant->exp;
-	u64 npa = grant->range.node.start, size = grant->range.node.size;
 	struct amdgpu_ualink_pt_unmap unmap;
-	void *obj;
 
-	if (!amdgpu_ualink_pt_unmap(dev->pt, window_offset(dev, npa), size, &unmap)) {
-		if (dev->ops->shootdown)
-			dev->ops->shootdown(dev->priv, grant->peer, npa, size);
+	/*
+	 * Every importer was denied and shot down before: no translation of
+	 * the range is cached and the fabric walks no table for anyone, so
+	 * the tables may go as soon as the entries are cleared.
+	 */
+	if (!amdgpu_ualink_pt_unmap(dev->pt, window_offset(dev, range->node.start),
+				    range->node.size, &unmap))
 		amdgpu_ualink_pt_unmap_done(dev->pt, &unmap);
+	amdgpu_ualink_window_free(&dev->window, range);
+	kfree(range);
+}
+
+/*
+ * Take @peer out of @exp's access set, under the lock. The caller undoes
+ * it with access_undo() without the lock; until then the removal counts
+ * (and keeps the export and the pin), and the last one out owns the range.
+ */
+static void access_remove(struct amdgpu_ualink_dev *dev,
+			  struct amdgpu_ualink_export *exp, u16 peer,
+			  struct access_removal *r)
+{
+	lockdep_assert_held(&dev->lock);
+
+	__clear_bit(peer, exp->access);
+	exp->nr_access--;
+	exp->nr_undoing++;
+	r->exp = exp;
+	r->peer = peer;
+	r->npa = exp->range->node.start;
+	r->size = exp->range->node.size;
+	r->range = NULL;
+	if (!exp->nr_access) {
+		r->range = exp->range;
+		exp->range = NULL;
 	}
-	amdgpu_ualink_window_free(&dev->window, &grant->range);
-	kfree(grant);
+}
+
+/*
+ * Undo a removal: the fabric refuses the importer, its translations are
+ * shot down, and the last one out unmaps the range and, with the last
+ * range of the buffer, unpins it. The export is not touched after the
+ * count its destroyer waits for drops, under the lock; the buffer only
+ * through the pin's own reference.
+ */
+static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
+{
+	struct amdgpu_ualink_export *exp = r->exp;
+	void *obj = NULL;
+
+	dev->ops->deny(dev->priv, r->peer, r->npa, r->size);
+	if (dev->ops->shootdown)
+		dev->ops->shootdown(dev->priv, r->peer, r->npa, r->size);
+	if (r->range)
+		range_unmap(dev, r->range);
 
 	mutex_lock(&dev->lock);
-	exp->nr_grants--;
 	dev->num_grants--;
-	obj = export_unpin_idle(dev, exp);
+	if (r->range) {
+		exp->nr_ranges--;
+		obj = export_unpin_idle(dev, exp);
+	}
 	if (!--exp->nr_undoing)
 		wake_up_var(exp);
 	if (!dev->num_grants)
@@ -367,106 +414,126 @@ static void grant_undo(struct amdgpu_ualink_dev *dev,
 	export_put_obj(dev, obj);
 }
 
-static struct amdgpu_ualink_grant *grant_find(struct amdgpu_ualink_export *exp,
-					      u16 peer)
+/*
+ * Pin the buffer if need be and map it into a new range of our window.
+ * Returns 0 or the NPA_FAIL reason; *@unpinned is a reference to drop
+ * after the lock.
+ */
+static int export_map(struct amdgpu_ualink_dev *dev,
+		      struct amdgpu_ualink_export *exp, void **unpinned)
 {
-	struct amdgpu_ualink_grant *grant;
+	struct amdgpu_ualink_npa_range *range;
+	struct amdgpu_ualink_pt_cursor cur;
+	int reason = AMDGPU_UALINK_FAIL_ERROR, ret;
 
-	list_for_each_entry(grant, &exp->grants, link)
-		if (grant->peer == peer)
-			return grant;
-	return NULL;
+	lockdep_assert_held(&dev->lock);
+
+	range = kzalloc(sizeof(*range), GFP_KERNEL);
+	if (!range)
+		return reason;
+	if (!exp->pinned) {
+		/* the pin holds a reference; none left: the buffer is going */
+		if (!dev->ops->get(dev->priv, exp->obj)) {
+			kfree(range);
+			return AMDGPU_UALINK_FAIL_INVALID_HANDLE;
+		}
+		if (dev->ops->pin(dev->priv, exp->obj)) {
+			*unpinned = exp->obj;
+			kfree(range);
+			return reason;
+		}
+		exp->pinned = true;
+		dev->num_pins++;
+	}
+	ret = amdgpu_ualink_window_alloc(&dev->window, exp->size, range);
+	if (ret) {
+		if (ret == -ENOSPC)
+			reason = AMDGPU_UALINK_FAIL_NO_SPACE;
+		goto unpin;
+	}
+	dev->ops->cursor(dev->priv, exp->obj, &cur);
+	if (amdgpu_ualink_pt_map(dev->pt, window_offset(dev, range->node.start),
+				 exp->size, &cur)) {
+		amdgpu_ualink_window_free(&dev->window, range);
+		goto unpin;
+	}
+	exp->range = range;
+	exp->nr_ranges++;
+	return 0;
+
+unpin:
+	kfree(range);
+	*unpinned = export_unpin_idle(dev, exp);
+	return reason;
 }
 
-/* NPA_REQ: authorise, pin once, map a range for @peer. */
+/* NPA_REQ: authorise, map once, add @peer to the access set. */
 static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 			 const struct amdgpu_ualink_msg *req,
 			 struct amdgpu_ualink_msg *rsp)
 {
-	struct amdgpu_ualink_pt_cursor cur;
+	struct amdgpu_ualink_npa_range *range;
 	struct amdgpu_ualink_export *exp;
-	struct amdgpu_ualink_grant *grant;
 	void *unpinned = NULL;
-	int ret;
+	int reason;
 
 	mutex_lock(&dev->lock);
 	exp = export_find(dev, req->handle);
 	if (!exp || !dev->ops->member(dev->priv, peer))
 		goto unlock;	/* the default answer: invalid handle */
-
-	grant = grant_find(exp, peer);
-	if (grant)
+	if (test_bit(peer, exp->access))
 		goto granted;
 
-	rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
-	grant = kzalloc(sizeof(*grant), GFP_KERNEL);
-	if (!grant)
+	if (!exp->range) {
+		reason = export_map(dev, exp, &unpinned);
+		if (reason) {
+			rsp->reason = reason;
+			goto unlock;
+		}
+	}
+	range = exp->range;
+	if (dev->ops->allow(dev->priv, peer, range->node.start, range->node.size)) {
+		rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
+		if (!exp->nr_access) {	/* mapped for this importer only */
+			exp->range = NULL;
+			exp->nr_ranges--;
+			range_unmap(dev, range);
+			unpinned = export_unpin_idle(dev, exp);
+		}
 		goto unlock;
-	grant->exp = exp;
-	grant->peer = peer;
-	if (!exp->pinned) {
-		/* the pin holds a reference; none left: the buffer is going */
-		if (!dev->ops->get(dev->priv, exp->obj)) {
-			rsp->reason = AMDGPU_UALINK_FAIL_INVALID_HANDLE;
-			goto free;
-		}
-		if (dev->ops->pin(dev->priv, exp->obj)) {
-			unpinned = exp->obj;
-			goto free;
-		}
-		exp->pinned = true;
-		dev->num_pins++;
 	}
-	ret = amdgpu_ualink_window_alloc(&dev->window, exp->size, &grant->range);
-	if (ret) {
-		if (ret == -ENOSPC)
-			rsp->reason = AMDGPU_UALINK_FAIL_NO_SPACE;
-		goto unpin;
-	}
-	dev->ops->cursor(dev->priv, exp->obj, &cur);
-	if (amdgpu_ualink_pt_map(dev->pt, window_offset(dev, grant->range.node.start),
-				 exp->size, &cur))
-		goto free_range;
-	list_add_tail(&grant->link, &exp->grants);
-	exp->nr_grants++;
+	__set_bit(peer, exp->access);
+	exp->nr_access++;
 	dev->num_grants++;
 granted:
 	rsp->type = AMDGPU_UALINK_MSG_NPA_RSP;
 	rsp->reason = 0;
-	rsp->npa = grant->range.node.start;
-	rsp->size = grant->range.node.size;
-	goto unlock;
-
-free_range:
-	amdgpu_ualink_window_free(&dev->window, &grant->range);
-unpin:
-	unpinned = export_unpin_idle(dev, exp);
-free:
-	kfree(grant);
+	rsp->npa = exp->range->node.start;
+	rsp->size = exp->range->node.size;
 unlock:
 	mutex_unlock(&dev->lock);
 	export_put_obj(dev, unpinned);
 }
 
-/* NPA_RELEASE from @peer: it no longer uses its range. */
+/* NPA_RELEASE from @peer: it no longer uses the range. */
 static void export_release(struct amdgpu_ualink_dev *dev, u16 peer,
 			   const struct amdgpu_ualink_msg *req)
 {
 	struct amdgpu_ualink_export *exp;
-	struct amdgpu_ualink_grant *grant = NULL;
+	struct access_removal r;
+	bool found = false;
 
 	mutex_lock(&dev->lock);
 	exp = export_find(dev, req->handle);
-	if (exp)
-		grant = grant_find(exp, peer);
-	if (grant && (grant->range.node.start != req->npa ||
-		      grant->range.node.size != req->size))
-		grant = NULL;
-	if (grant)
-		grant_unlink(dev, grant);
+	if (exp && test_bit(peer, exp->access) &&
+	    exp->range->node.start == req->npa &&
+	    exp->range->node.size == req->size) {
+		access_remove(dev, exp, peer, &r);
+		found = true;
+	}
 	mutex_unlock(&dev->lock);
-	if (grant)
-		grant_undo(dev, grant);
+	if (found)
+		access_undo(dev, &r);
 }
 
 /**
@@ -486,41 +553,86 @@ void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
 		export_release(dev, peer, req);
 }
 
+/*
+ * Take out of every live export's access set the importers @gone says go,
+ * one at a time: the lock is dropped to undo each, so the walk starts over
+ * (a removal keeps its export alive, not its place in the list).
+ */
+static void export_remove_where(struct amdgpu_ualink_dev *dev,
+				bool (*gone)(struct amdgpu_ualink_dev *dev,
+					     unsigned long arg, u16 peer),
+				unsigned long arg)
+{
+	struct amdgpu_ualink_export *exp;
+	struct access_removal r;
+	unsigned int peer;
+
+	mutex_lock(&dev->lock);
+again:
+	list_for_each_entry(exp, &dev->export_list, link) {
+		for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
+			if (!gone(dev, arg, peer))
+				continue;
+			access_remove(dev, exp, peer, &r);
+			mutex_unlock(&dev->lock);
+			access_undo(dev, &r);
+			mutex_lock(&dev->lock);
+			goto again;
+		}
+	}
+	mutex_unlock(&dev->lock);
+}
+
+static bool is_peer(struct amdgpu_ualink_dev *dev, unsigned long arg, u16 peer)
+{
+	return peer == arg;
+}
+
 /**
- * amdgpu_ualink_export_peer_gone - drop every grant of a peer
+ * amdgpu_ualink_export_peer_gone - drop a peer from every access set
  * @dev: the exporting device
  * @peer: the importer whose connection ended
  */
 void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 {
-	struct amdgpu_ualink_grant *grant, *next;
-	struct amdgpu_ualink_export *exp;
-	LIST_HEAD(gone);
+	export_remove_where(dev, is_peer, peer);
+}
 
-	mutex_lock(&dev->lock);
-	list_for_each_entry(exp, &dev->export_list, link) {
-		grant = grant_find(exp, peer);
-		if (grant) {
-			grant_unlink(dev, grant);
-			list_add_tail(&grant->link, &gone);
-		}
-	}
-	mutex_unlock(&dev->lock);
-	list_for_each_entry_safe(grant, next, &gone, link) {
-		list_del(&grant->link);
-		grant_undo(dev, grant);
-	}
+static bool not_member(struct amdgpu_ualink_dev *dev, unsigned long arg,
+		       u16 peer)
+{
+	return !dev->ops->member(dev->priv, peer);
 }
 
 /**
- * amdgpu_ualink_export_wait_ungranted - wait until no range is granted
- * @dev: the exporting device, which grants nothing new (its
- *	 &amdgpu_ualink_dev_ops.member answers false) and whose grants are
- *	 all unlinked
+ * amdgpu_ualink_export_revoke_nonmembers - a virtual pod changed
+ * @dev: the exporting device
  *
- * For a reset: grants the mailbox's worker is undoing (a release, a lost
- * peer) are unmapped and unpinned when this returns. The count is dropped
- * under the lock in the same section as the unpin and read here under it.
+ * Takes every importer that is no longer an active member of our virtual
+ * pod (&amdgpu_ualink_dev_ops.member) out of the access sets: the fabric
+ * refuses it and its translations are shot down before this returns. No
+ * message is sent (the importer may be out of reach); its import keeps its
+ * state until it is released, and any access through it faults at the
+ * fabric. The driver calls this after its pod's membership changed.
+ *
+ * Context: process context; takes &amdgpu_ualink_dev.lock.
+ */
+void amdgpu_ualink_export_revoke_nonmembers(struct amdgpu_ualink_dev *dev)
+{
+	export_remove_where(dev, not_member, 0);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_revoke_nonmembers);
+
+/**
+ * amdgpu_ualink_export_wait_ungranted - wait until no importer is granted
+ * @dev: the exporting device, which grants nothing new (its
+ *	 &amdgpu_ualink_dev_ops.member answers false) and whose access sets
+ *	 are all empty
+ *
+ * For a reset: removals the mailbox's worker is undoing (a release, a lost
+ * peer) are denied, shot down, unmapped and unpinned when this returns.
+ * The count is dropped under the lock in the same section as the unpin
+ * and read here under it.
  */
 void amdgpu_ualink_export_wait_ungranted(struct amdgpu_ualink_dev *dev)
 {
@@ -556,13 +668,12 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_detach);
 
 /*
  * The first half of ending an export, under the lock: its handle no longer
- * resolves, and its grants are the ender's. Returns NULL when the buffer
- * had no export.
+ * resolves, and its access set is the ender's (nobody else finds the
+ * export to change it). Returns NULL when the buffer had no export.
  */
 static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
 						  void **slot)
 {
-	struct amdgpu_ualink_grant *grant, *next;
 	struct amdgpu_ualink_export *exp;
 
 	lockdep_assert_held(&dev->lock);
@@ -574,11 +685,6 @@ static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
 	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
 	list_del(&exp->link);
 	dev->num_exports--;
-	list_for_each_entry_safe(grant, next, &exp->grants, link) {
-		grant_unlink(dev, grant);
-		list_add_tail(&grant->link, &exp->gone);
-		exp->nr_gone++;
-	}
 	return exp;
 }
 
@@ -586,61 +692,87 @@ static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
 static void export_finish(struct amdgpu_ualink_dev *dev,
 			  struct amdgpu_ualink_export *exp)
 {
-	struct amdgpu_ualink_grant *grant, *next;
 	struct amdgpu_ualink_req *reqs;
-	unsigned int n = exp->nr_gone, i;
+	struct access_removal r;
+	unsigned int n, i, peer;
+	u64 npa = 0, size = 0;
+
+	mutex_lock(&dev->lock);
+	n = exp->nr_access;
+	if (n) {
+		npa = exp->range->node.start;
+		size = exp->range->node.size;
+	}
+	mutex_unlock(&dev->lock);
 
 	/*
 	 * Every revocation on the wire before the first wait. The requests
-	 * are allocated only now, so that a grant stays small; without
-	 * memory for them the ranges go unannounced, which is safe (they
-	 * are unmapped and shot down all the same) but leaves the importers
+	 * are allocated only now, so that an importer costs one bit; without
+	 * memory for them the range goes unannounced, which is safe (the
+	 * importers are denied and shot down all the same) but leaves them
 	 * to find out at their next access.
 	 */
 	reqs = n ? kvcalloc(n, sizeof(*reqs), GFP_KERNEL) : NULL;
 	i = 0;
-	list_for_each_entry(grant, &exp->gone, link) {
-		struct amdgpu_ualink_req *req = reqs ? &reqs[i++] : NULL;
+	for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
+		struct amdgpu_ualink_req *req;
 
-		if (!req)
+		if (!reqs)
 			break;
+		req = &reqs[i++];
 		req->msg.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
 		req->msg.handle[0] = exp->handle[0];
 		req->msg.handle[1] = exp->handle[1];
-		req->msg.npa = grant->range.node.start;
-		req->msg.size = grant->range.node.size;
+		req->msg.npa = npa;
+		req->msg.size = size;
 		/* one that cannot be sent is done at once */
-		if (amdgpu_ualink_mbox_submit(dev->mbox, grant->peer, req)) {
+		if (amdgpu_ualink_mbox_submit(dev->mbox, peer, req)) {
 			init_completion(&req->done);
 			complete_all(&req->done);
 		}
 	}
-	i = 0;
-	list_for_each_entry_safe(grant, next, &exp->gone, link) {
-		/* whatever the answer, or none: the range goes */
-		if (reqs)
-			wait_for_completion(&reqs[i++].done);
-		list_del(&grant->link);
-		grant_undo(dev, grant);
-	}
+	/* whatever the answers, or none: the importers go */
+	for (i = 0; reqs && i < n; i++)
+		wait_for_completion(&reqs[i].done);
 	kvfree(reqs);
+	mutex_lock(&dev->lock);
+	while (exp->nr_access) {
+		access_remove(dev, exp,
+			      find_first_bit(exp->access, AMDGPU_UALINK_MAX_ACCELS), &r);
+		mutex_unlock(&dev->lock);
+		access_undo(dev, &r);
+		mutex_lock(&dev->lock);
+	}
+	mutex_unlock(&dev->lock);
 
 	/*
-	 * Grants the worker is undoing meanwhile (a release, a lost peer):
+	 * Removals the worker is undoing meanwhile (a release, a lost peer):
 	 * the count is dropped last and under the lock, so once it reads 0
 	 * here, under the lock, nobody touches the export or the buffer.
 	 */
 	wait_zero(dev, exp, &exp->nr_undoing);
-	WARN_ON(exp->nr_grants || exp->pinned);
+	WARN_ON(exp->nr_ranges || exp->range || exp->pinned);
 	kfree(exp);
 }
 
+/* The second halves of amdgpu_ualink_export_end(), in order. */
 static void export_end_work(struct work_struct *work)
 {
-	struct amdgpu_ualink_export *exp =
-		container_of(work, struct amdgpu_ualink_export, end_work);
+	struct amdgpu_ualink_dev *dev =
+		container_of(work, struct amdgpu_ualink_dev, end_work);
+	struct amdgpu_ualink_export *exp;
 
-	export_finish(exp->dev, exp);
+	for (;;) {
+		mutex_lock(&dev->lock);
+		exp = list_first_entry_or_null(&dev->ended,
+					       struct amdgpu_ualink_export, link);
+		if (exp)
+			list_del(&exp->link);
+		mutex_unlock(&dev->lock);
+		if (!exp)
+			break;
+		export_finish(dev, exp);
+	}
 }
 
 /**
@@ -649,12 +781,12 @@ static void export_end_work(struct work_struct *work)
  * @slot: the driver's place for the export in the buffer; emptied
  *
  * As amdgpu_ualink_export_destroy(), in two halves: here, the handle stops
- * resolving (a new import of it fails with -ENOENT) and the grants are
- * taken out; the revocations, the waits for the importers' answers and
+ * resolving (a new import of it fails with -ENOENT) and the access set
+ * is taken over; the revocations, the waits for the importers' answers and
  * the unpinning follow on the device's workqueue, which
  * amdgpu_ualink_dev_flush() waits for. Allocates nothing. The buffer must
- * stay alive only as long as the driver's own use of @slot: the pins of
- * the grants hold references of their own.
+ * stay alive only as long as the driver's own use of @slot: the pin holds
+ * a reference of its own.
  *
  * Context: takes &amdgpu_ualink_dev.lock; for a driver's last-handle
  * callback under &drm_device.object_name_lock, say.
@@ -665,8 +797,10 @@ void amdgpu_ualink_export_end(struct amdgpu_ualink_dev *dev, void **slot)
 
 	mutex_lock(&dev->lock);
 	exp = export_unlink(dev, slot);
-	if (exp)
-		queue_work(dev->wq, &exp->end_work);
+	if (exp) {
+		list_add_tail(&exp->link, &dev->ended);
+		queue_work(dev->wq, &dev->end_work);
+	}
 	mutex_unlock(&dev->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_end);
@@ -679,12 +813,12 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_end);
  * Called when the buffer's last GEM handle goes. Every importer is asked to
  * drop the memory (NPA_REVOKE) and the answers are awaited, each bounded by
  * the mailbox timeout and not cut short by signals (this runs at process
- * exit too); then every range is unmapped, shot down and freed, and the
- * buffer unpinned. Grants the mailbox's worker is undoing meanwhile are
- * waited for as well. When this returns, the buffer is unpinned and the
- * core no longer touches it, but for dropping the pin's reference
- * (&amdgpu_ualink_dev_ops.put), which may then be the last one and free
- * the buffer on the worker. Nothing if the buffer was never exported.
+ * exit too); then every importer is denied by the fabric and shot down,
+ * the range unmapped and freed, and the buffer unpinned. Removals the
+ * mailbox's worker is undoing meanwhile are waited for as well. When this
+ * returns, the buffer is unpinned and the core no longer touches it, but
+ * for dropping the pin's reference (&amdgpu_ualink_dev_ops.put), which may
+ * then be the last one and free the buffer on the worker. Nothing if the buffer was never exported.
  *
  * Context: process context, not with the buffer reserved, not from the
  * mailbox's callbacks; sleeps up to the mailbox timeout.

@@ -6,6 +6,7 @@
 #ifndef __AMDGPU_UALINK_VPOD_INTERNAL_H__
 #define __AMDGPU_UALINK_VPOD_INTERNAL_H__
 
+#include <linux/maple_tree.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
@@ -22,6 +23,8 @@ struct dentry;
 #define AMDGPU_UALINK_VPOD_HEAP_SIZE	SZ_64K
 /* entries of an accelerator's emulated TLB, direct-mapped by NPA page */
 #define AMDGPU_UALINK_VPOD_TLB_ENTRIES	64
+/* the most bytes one raw NPA read from debugfs reads */
+#define AMDGPU_UALINK_VPOD_PEEK_MAX	SZ_4K
 
 /**
  * enum amdgpu_ualink_vpod_state - where an accelerator is
@@ -98,6 +101,16 @@ struct amdgpu_ualink_vpod_node {
 	atomic64_t shootdowns;
 	/** @walks: page-table walks (TLB misses) */
 	atomic64_t walks;
+	/**
+	 * @access: the fabric's per-requester check of accesses that arrive
+	 * at us: window page range -> &struct amdgpu_ualink_vpod_access,
+	 * changed under @access_lock, read and freed under @walk_lock
+	 */
+	struct maple_tree access;
+	/** @access_lock: serialises changes of @access */
+	struct mutex access_lock;
+	/** @faults: accesses to our window the fabric refused */
+	atomic64_t faults;
 	/** @drm: its DRM device, or NULL for a fabric-only accelerator */
 	struct amdgpu_ualink_vpod_drm *drm;
 	/** @heap_slot: a fabric-only accelerator's export of its memory */
@@ -141,6 +154,12 @@ struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id);
 bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer);
 void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
 				  u16 importer, u64 npa, u64 size);
+int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
+			     u16 importer, u64 npa, u64 size);
+void amdgpu_ualink_vpod_deny(struct amdgpu_ualink_vpod_node *node,
+			     u16 importer, u64 npa, u64 size);
+void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
+				 u32 vpod);
 void amdgpu_ualink_vpod_tlb_flush(struct amdgpu_ualink_vpod_node *node,
 				  u64 npa, u64 size);
 unsigned int amdgpu_ualink_vpod_tlb_entries(struct amdgpu_ualink_vpod_node *node);

@@ -26,9 +26,17 @@
  *	little-endian u32s
  * ``node<id>/counts``
  *	gauges, ``<key> <value>`` per line: ``exports grants pins imports
- *	npa_bytes pt_tables tlb_entries``; all 0 when the accelerator
- *	exports and imports nothing (a fabric-only accelerator's heap counts
- *	as one export)
+ *	npa_bytes pt_tables tlb_entries fabric_faults``; all 0 when the
+ *	accelerator exports and imports nothing (a fabric-only accelerator's
+ *	heap counts as one export), but ``fabric_faults``, the accesses to
+ *	its window the fabric refused so far
+ * ``node<id>/npa``
+ *	write ``<npa> <bytes>`` (up to 4096) to read that many bytes at that
+ *	NPA through the fabric as this accelerator, with no import involved:
+ *	what a buggy or hostile peer kernel that kept or guessed an address
+ *	reaches. The write fails with ENODEV when the fabric refuses or
+ *	nothing maps the address; a read of the same open file then returns
+ *	the bytes
  * ``node<id>/state``
  *	exports with their importers, imports, peers with connection state
  *	and generation, mailbox counters, NPA use, pins, TLB
@@ -99,6 +107,7 @@ static int counts_show(struct seq_file *m, void *data)
 		   c.exports, c.grants, c.pins, c.imports);
 	seq_printf(m, "npa_bytes %llu\npt_tables %lu\ntlb_entries %u\n",
 		   c.npa_bytes, tables, amdgpu_ualink_vpod_tlb_entries(node));
+	seq_printf(m, "fabric_faults %lld\n", atomic64_read(&node->faults));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counts);
@@ -113,9 +122,10 @@ static int state_show(struct seq_file *m, void *data)
 	seq_printf(m, "vpod %u (%u accelerators), %s, device %s\n", vpod, size,
 		   state_names[amdgpu_ualink_vpod_state(node)],
 		   amdgpu_ualink_vpod_drm_name(node));
-	seq_printf(m, "tlb: %u entries, %lld walks, %lld shootdowns\n",
+	seq_printf(m, "tlb: %u entries, %lld walks, %lld shootdowns; %lld accesses refused\n",
 		   amdgpu_ualink_vpod_tlb_entries(node),
-		   atomic64_read(&node->walks), atomic64_read(&node->shootdowns));
+		   atomic64_read(&node->walks), atomic64_read(&node->shootdowns),
+		   atomic64_read(&node->faults));
 	amdgpu_ualink_dev_print(&node->udev, &p);
 	return 0;
 }
@@ -173,14 +183,9 @@ static int vpod_get(void *data, u64 *val)
 
 static int vpod_set(void *data, u64 val)
 {
-	struct amdgpu_ualink_vpod_node *node = data;
-	unsigned long flags;
-
 	if (val > U32_MAX)
 		return -EINVAL;
-	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
-	node->vpod = val;
-	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
+	amdgpu_ualink_vpod_set_vpod(data, val);
 	return 0;
 }
 DEFINE_DEBUGFS_ATTRIBUTE(vpod_fops, vpod_get, vpod_set, "%llu\n");
@@ -200,6 +205,70 @@ static ssize_t timeout_write(struct file *file, const char __user *ubuf,
 	kfree(cmd);
 	return ret ?: len;
 }
+
+/* What one open file of npa read last. */
+struct npa_peek {
+	struct amdgpu_ualink_vpod_node *node;
+	size_t len;
+	u8 buf[AMDGPU_UALINK_VPOD_PEEK_MAX];
+};
+
+static int npa_open(struct inode *inode, struct file *file)
+{
+	struct npa_peek *peek = kzalloc(sizeof(*peek), GFP_KERNEL);
+
+	if (!peek)
+		return -ENOMEM;
+	peek->node = inode->i_private;
+	file->private_data = peek;
+	return nonseekable_open(inode, file);
+}
+
+static int npa_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
+/* "<npa> <bytes>": read them through the fabric, as the node's GPU would. */
+static ssize_t npa_write(struct file *file, const char __user *ubuf,
+			 size_t len, loff_t *pos)
+{
+	struct npa_peek *peek = file->private_data;
+	char *cmd = get_cmd(ubuf, len);
+	size_t n;
+	u64 npa;
+	int ret = -EINVAL;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	peek->len = 0;
+	if (sscanf(cmd, "%lli %zu", &npa, &n) == 2 && n &&
+	    n <= AMDGPU_UALINK_VPOD_PEEK_MAX)
+		ret = amdgpu_ualink_vpod_fabric_access(peek->node, npa, peek->buf,
+						       n, false);
+	if (!ret)
+		peek->len = n;
+	kfree(cmd);
+	return ret ?: len;
+}
+
+static ssize_t npa_read(struct file *file, char __user *ubuf, size_t len,
+			loff_t *pos)
+{
+	struct npa_peek *peek = file->private_data;
+	loff_t off = 0;
+
+	return simple_read_from_buffer(ubuf, len, &off, peek->buf, peek->len);
+}
+
+static const struct file_operations npa_fops = {
+	.owner = THIS_MODULE,
+	.open = npa_open,
+	.release = npa_release,
+	.read = npa_read,
+	.write = npa_write,
+};
 
 static const struct file_operations timeout_fops = {
 	.owner = THIS_MODULE,
@@ -327,6 +396,7 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 		debugfs_create_file("control", 0200, dir, node, &control_fops);
 		debugfs_create_file_unsafe("vpod", 0644, dir, node, &vpod_fops);
 		debugfs_create_file("timeout", 0200, dir, node, &timeout_fops);
+		debugfs_create_file("npa", 0600, dir, node, &npa_fops);
 		debugfs_create_file("fault", 0644, dir, node, &fault_fops);
 	}
 }

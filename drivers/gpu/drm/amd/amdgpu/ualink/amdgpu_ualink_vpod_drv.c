@@ -411,6 +411,16 @@ static bool vpod_bo_member(void *priv, u16 peer)
 	return amdgpu_ualink_vpod_member(priv, peer);
 }
 
+static int vpod_bo_allow(void *priv, u16 importer, u64 npa, u64 size)
+{
+	return amdgpu_ualink_vpod_allow(priv, importer, npa, size);
+}
+
+static void vpod_bo_deny(void *priv, u16 importer, u64 npa, u64 size)
+{
+	amdgpu_ualink_vpod_deny(priv, importer, npa, size);
+}
+
 static void vpod_bo_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
@@ -436,6 +446,8 @@ const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops = {
 	.unpin = vpod_bo_unpin,
 	.cursor = vpod_bo_cursor,
 	.member = vpod_bo_member,
+	.allow = vpod_bo_allow,
+	.deny = vpod_bo_deny,
 	.shootdown = vpod_bo_shootdown,
 	.revoke = vpod_bo_revoke,
 };
@@ -615,8 +627,13 @@ static int vpod_access(struct vpod_bo *bo, u64 offset, void *buf, size_t size,
 	ret = dma_resv_lock_interruptible(bo->tbo.base.resv, NULL);
 	if (ret)
 		return ret;
-	/* revoked, even if its move to the dead resource failed */
-	npa = bo->revoked ? 0 : amdgpu_ualink_npa_res_npa(bo->tbo.resource);
+	/*
+	 * Whatever the import's state: an NPA still in its resource goes to
+	 * the fabric, which decides (a revoked import's move to the dead
+	 * resource took the NPA away; if that move failed, the exporter's
+	 * access check stops it).
+	 */
+	npa = amdgpu_ualink_npa_res_npa(bo->tbo.resource);
 	ret = npa ? amdgpu_ualink_vpod_fabric_access(node, npa + offset, buf,
 						     size, write) : -ENODEV;
 	dma_resv_unlock(bo->tbo.base.resv);

@@ -2,6 +2,7 @@
 
 #include <linux/gfp.h>
 #include <linux/io.h>
+#include <linux/maple_tree.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
@@ -29,10 +30,16 @@
  *   addresses of tables and offsets in the owner's device memory, in the
  *   vpod's entry format.
  * - **GPU access** through the fabric: an access to an imported buffer
- *   resolves the NPA to its owner and walks the owner's tables as the
- *   hardware would (reading the entries, not the core's bookkeeping),
- *   through the importer's **TLB**, which keeps translations until the
- *   exporter shoots them down. A shootdown waits for a walk or access in
+ *   resolves the NPA to its owner, where the fabric first checks the
+ *   requester against the **access set** of the range it falls in (what
+ *   &amdgpu_ualink_dev_ops.allow and &amdgpu_ualink_dev_ops.deny set; the
+ *   design assumes hardware checks every access that arrives at an
+ *   exporter the same way, by requester ID and range). A refused access
+ *   faults and is counted at the owner (``faults``), TLB or not. An
+ *   allowed one walks the owner's tables as the hardware would (reading
+ *   the entries, not the core's bookkeeping), through the requester's
+ *   **TLB**, which keeps translations until the exporter shoots them
+ *   down. A shootdown waits for a walk or access in
  *   progress, as hardware does; tables or memory freed before the
  *   shootdown completed would be read by a later access (stale data, or a
  *   KASAN report for a freed table). Hardware sends shootdowns through the shootdown rings;
@@ -250,6 +257,106 @@ static int walk(struct amdgpu_ualink_vpod_node *owner, u64 offset, u64 *addr)
 	return -ENODEV;
 }
 
+/* The accelerators a range of an owner's window lets through. */
+struct amdgpu_ualink_vpod_access {
+	DECLARE_BITMAP(allowed, AMDGPU_UALINK_MAX_ACCELS);
+};
+
+/* May @requester reach window offset @offset of @owner? Under walk_lock. */
+static bool access_allowed(struct amdgpu_ualink_vpod_node *owner, u64 offset,
+			   u16 requester)
+{
+	struct amdgpu_ualink_vpod_access *a;
+
+	lockdep_assert_held(&owner->walk_lock);
+
+	a = mtree_load(&owner->access, offset >> PAGE_SHIFT);
+	return a && test_bit(requester, a->allowed);
+}
+
+static void window_pages(struct amdgpu_ualink_vpod_node *node, u64 npa,
+			 u64 size, unsigned long *first, unsigned long *last)
+{
+	u64 offset = npa - amdgpu_ualink_npa_build(node->id, 0);
+
+	*first = offset >> PAGE_SHIFT;
+	*last = (offset + size - 1) >> PAGE_SHIFT;
+}
+
+/**
+ * amdgpu_ualink_vpod_allow - &amdgpu_ualink_dev_ops.allow
+ * @node: the exporter
+ * @importer: the accelerator let in
+ * @npa: the first address of the range, in @node's window
+ * @size: its size
+ *
+ * Returns: 0 or -ENOMEM.
+ */
+int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
+			     u16 importer, u64 npa, u64 size)
+{
+	struct amdgpu_ualink_vpod_access *a;
+	unsigned long first, last;
+	int ret = 0;
+
+	window_pages(node, npa, size, &first, &last);
+	mutex_lock(&node->access_lock);
+	a = mtree_load(&node->access, first);
+	if (!a) {
+		a = kzalloc(sizeof(*a), GFP_KERNEL);
+		ret = a ? mtree_store_range(&node->access, first, last, a,
+					    GFP_KERNEL) : -ENOMEM;
+		if (ret) {
+			kfree(a);
+			goto out;
+		}
+	}
+	spin_lock(&node->walk_lock);
+	__set_bit(importer, a->allowed);
+	spin_unlock(&node->walk_lock);
+out:
+	mutex_unlock(&node->access_lock);
+	return ret;
+}
+
+/**
+ * amdgpu_ualink_vpod_deny - &amdgpu_ualink_dev_ops.deny
+ * @node: the exporter
+ * @importer: the accelerator shut out
+ * @npa: the first address of the range, in @node's window
+ * @size: its size
+ *
+ * Once this returns no access of @importer to the range passes the check;
+ * one past it already finishes under @importer's TLB lock, which the
+ * shootdown that follows waits for.
+ */
+void amdgpu_ualink_vpod_deny(struct amdgpu_ualink_vpod_node *node,
+			     u16 importer, u64 npa, u64 size)
+{
+	struct amdgpu_ualink_vpod_access *a;
+	unsigned long first, last;
+	bool empty;
+
+	window_pages(node, npa, size, &first, &last);
+	mutex_lock(&node->access_lock);
+	a = mtree_load(&node->access, first);
+	if (WARN_ON_ONCE(!a))
+		goto out;
+	spin_lock(&node->walk_lock);
+	__clear_bit(importer, a->allowed);
+	empty = bitmap_empty(a->allowed, AMDGPU_UALINK_MAX_ACCELS);
+	spin_unlock(&node->walk_lock);
+	if (empty) {
+		mtree_erase(&node->access, first);
+		/* a check that found @a is over once we get the lock */
+		spin_lock(&node->walk_lock);
+		spin_unlock(&node->walk_lock);
+		kfree(a);
+	}
+out:
+	mutex_unlock(&node->access_lock);
+}
+
 /**
  * amdgpu_ualink_vpod_fabric_access - a GPU access through the fabric
  * @node: the accessing accelerator
@@ -258,13 +365,14 @@ static int walk(struct amdgpu_ualink_vpod_node *owner, u64 offset, u64 *addr)
  * @size: their number
  * @write: write, else read
  *
- * Each page is translated by @node's TLB, or by a walk of the owner's
- * tables that fills it, and copied under the TLB's lock, so that a
- * shootdown returns only once no access through the old translation is
- * in flight.
+ * Each page is checked against the owner's access set for @node (a
+ * refusal is counted in the owner's @faults), translated by @node's TLB,
+ * or by a walk of the owner's tables that fills it, and copied under the
+ * TLB's lock, so that a shootdown returns only once no access through the
+ * old translation is in flight.
  *
- * Returns: 0, or -ENODEV when the owner is unreachable or a page is not
- * mapped (what a GPU would see as a fabric fault).
+ * Returns: 0, or -ENODEV when the owner is unreachable, refuses @node or
+ * a page is not mapped (what a GPU would see as a fabric fault).
  */
 int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 				     u64 npa, void *buf, size_t size,
@@ -287,16 +395,19 @@ int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 
 		spin_lock(&node->tlb_lock);
 		e = &node->tlb[(page >> PAGE_SHIFT) % AMDGPU_UALINK_VPOD_TLB_ENTRIES];
-		if (e->npa != page) {
+		spin_lock(&owner->walk_lock);
+		if (!access_allowed(owner, offset, node->id)) {
+			atomic64_inc(&owner->faults);
+			ret = -ENODEV;
+		} else if (e->npa != page) {
 			atomic64_inc(&node->walks);
-			spin_lock(&owner->walk_lock);
 			ret = walk(owner, offset & PAGE_MASK, &addr);
-			spin_unlock(&owner->walk_lock);
 			if (!ret) {
 				e->npa = page;
 				e->addr = addr;
 			}
 		}
+		spin_unlock(&owner->walk_lock);
 		addr = e->addr + offset_in_page(npa);
 		if (!ret && WARN_ON_ONCE(addr + n > owner->vram_size))
 			ret = -EIO;	/* a table pointing outside memory */
@@ -397,6 +508,28 @@ bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer)
 	ret = node->state != AMDGPU_UALINK_VPOD_RESETTING && p->vpod == node->vpod;
 	spin_unlock_irqrestore(&pod->lock, flags);
 	return ret;
+}
+
+/**
+ * amdgpu_ualink_vpod_set_vpod - move an accelerator to another virtual pod
+ * @node: the accelerator
+ * @vpod: the virtual pod's number
+ *
+ * As firmware would: every exporter of the pod then takes the importers
+ * that are no longer members out of its access sets.
+ */
+void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
+				 u32 vpod)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&pod->lock, flags);
+	node->vpod = vpod;
+	spin_unlock_irqrestore(&pod->lock, flags);
+	for (i = 0; i < pod->num_nodes; i++)
+		amdgpu_ualink_export_revoke_nonmembers(&pod->nodes[i]->udev);
 }
 
 /**
@@ -566,6 +699,16 @@ static bool node_member(void *priv, u16 peer)
 	return amdgpu_ualink_vpod_member(priv, peer);
 }
 
+static int node_allow(void *priv, u16 importer, u64 npa, u64 size)
+{
+	return amdgpu_ualink_vpod_allow(priv, importer, npa, size);
+}
+
+static void node_deny(void *priv, u16 importer, u64 npa, u64 size)
+{
+	amdgpu_ualink_vpod_deny(priv, importer, npa, size);
+}
+
 static void node_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
@@ -583,18 +726,29 @@ static const struct amdgpu_ualink_dev_ops heap_ops = {
 	.unpin = heap_unpin,
 	.cursor = heap_cursor,
 	.member = node_member,
+	.allow = node_allow,
+	.deny = node_deny,
 	.shootdown = node_shootdown,
 	.revoke = heap_revoke,
 };
 
 static void node_free(struct amdgpu_ualink_vpod_node *node)
 {
+	struct amdgpu_ualink_vpod_access *a;
 	struct amdgpu_ualink_vpod_ring *ring;
 	unsigned long index;
 
 	xa_for_each(&node->rings, index, ring)
 		kfree(ring);
 	xa_destroy(&node->rings);
+	/* every export ended: its importers were all denied */
+	index = 0;
+	mt_for_each(&node->access, a, index, ULONG_MAX) {
+		WARN_ON_ONCE(1);
+		kfree(a);
+	}
+	mtree_destroy(&node->access);
+	mutex_destroy(&node->access_lock);
 	vfree(node->vram);
 	mutex_destroy(&node->control_lock);
 	kfree(node);
@@ -616,6 +770,8 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, u64 vram_size,
 	xa_init(&node->rings);
 	spin_lock_init(&node->tlb_lock);
 	spin_lock_init(&node->walk_lock);
+	mt_init(&node->access);
+	mutex_init(&node->access_lock);
 	mutex_init(&node->control_lock);
 	node->vram = vzalloc(vram_size);
 	if (!node->vram) {

@@ -303,6 +303,10 @@ struct fake_node {
 	atomic_t hw_off_calls;	/* transport calls outside of that */
 	atomic_t shootdown_requests;
 	unsigned long last_exporter;
+	/* the access set of our one exported range, as the IP keeps it */
+	DECLARE_BITMAP(allowed, AMDGPU_UALINK_MAX_ACCELS);
+	atomic_t allows;
+	atomic_t denies;
 	struct fake_ring rx;	/* the peer's ring here */
 	struct page **vram;	/* the vehicle's view of its VRAM */
 };
@@ -429,6 +433,25 @@ static bool fake_member(struct amdgpu_device *adev, u16 peer)
 	return peer == fake_node(adev)->peer->id;
 }
 
+static int fake_allow(struct amdgpu_device *adev, u16 importer, u64 npa,
+		      u64 size)
+{
+	struct fake_node *self = fake_node(adev);
+
+	set_bit(importer, self->allowed);
+	atomic_inc(&self->allows);
+	return 0;
+}
+
+static void fake_deny(struct amdgpu_device *adev, u16 importer, u64 npa,
+		      u64 size)
+{
+	struct fake_node *self = fake_node(adev);
+
+	clear_bit(importer, self->allowed);
+	atomic_inc(&self->denies);
+}
+
 static void fake_shootdown(struct amdgpu_device *adev, u16 importer, u64 npa,
 			   u64 size)
 {
@@ -477,6 +500,8 @@ static const struct amdgpu_ualink_hw_funcs fake_hw = {
 	.accel_id = fake_accel_id,
 	.vpod = fake_vpod,
 	.member = fake_member,
+	.allow = fake_allow,
+	.deny = fake_deny,
 	.shootdown = fake_shootdown,
 	.shootdown_request = fake_shootdown_request,
 	.irq_set = fake_irq_set,

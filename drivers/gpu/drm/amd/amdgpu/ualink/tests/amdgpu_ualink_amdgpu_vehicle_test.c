@@ -387,15 +387,19 @@ static void ualink_vehicle_export_import(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_bo_gpu_offset_no_check(imp) &
 			~(AMDGPU_UALINK_NPA_WINDOW_SIZE - 1), amdgpu_ualink_npa_build(FAKE_A, 0));
 	KUNIT_EXPECT_EQ(test, amdgpu_bo_size(imp), SZ_2M);
-	/* A pinned its buffer for B, in VRAM */
+	/* A pinned its buffer for B, in VRAM, and its IP lets B in */
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 	KUNIT_EXPECT_EQ(test, exp->tbo.resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_TRUE(test, test_bit(FAKE_B, a->allowed));
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->allows), 1);
 
-	/* B lets go, then A: nothing stays pinned */
+	/* B lets go, then A: B is shut out, nothing stays pinned */
 	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+	KUNIT_EXPECT_FALSE(test, test_bit(FAKE_B, a->allowed));
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->denies), 1);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
 	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
 }

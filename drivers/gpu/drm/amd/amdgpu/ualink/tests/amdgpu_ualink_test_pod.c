@@ -261,7 +261,8 @@ static int d_pin(void *priv, void *obj)
 	/* the core holds a reference for as long as it pins */
 	if (o->refs <= o->pins)
 		atomic_inc(&((struct tpod_node *)priv)->bad_unpins);
-	o->pins++;
+	if (!o->pins++)
+		((struct tpod_node *)priv)->pinned++;
 	return 0;
 }
 
@@ -272,14 +273,15 @@ static void d_unpin(void *priv, void *obj)
 	unsigned int ranges;
 	u64 bytes;
 
-	/* every test exports at most one buffer with importers per node */
+	/* the other pinned buffers may have a range each, this one none */
 	amdgpu_ualink_window_usage(&self->dev->window, &bytes, &ranges);
-	if (ranges)
+	if (ranges >= self->pinned)
 		atomic_inc(&self->bad_unpins);
 	if (o->refs < o->pins)
 		atomic_inc(&self->bad_unpins);
 	tpod_hold_here(&self->unpin_hold);
-	o->pins--;
+	if (!--o->pins)
+		self->pinned--;
 }
 
 static bool d_no_next(struct amdgpu_ualink_pt_cursor *cur)
@@ -304,10 +306,102 @@ static bool d_member(void *priv, u16 peer)
 	return node && node->vpod == self->vpod;
 }
 
+static void d_pages(struct tpod_node *self, u64 npa, u64 size,
+		    unsigned long *first, unsigned long *last)
+{
+	u64 offset = npa - amdgpu_ualink_npa_build(self->id, 0);
+
+	*first = offset >> PAGE_SHIFT;
+	*last = (offset + size - 1) >> PAGE_SHIFT;
+}
+
+static int d_allow(void *priv, u16 importer, u64 npa, u64 size)
+{
+	struct tpod_node *self = priv;
+	unsigned long first, last, *set;
+	int ret = 0;
+
+	lockdep_assert_held(&self->dev->lock);
+	d_pages(self, npa, size, &first, &last);
+	mutex_lock(&self->access_lock);
+	set = mtree_load(&self->access, first);
+	if (!set) {
+		set = bitmap_zalloc(AMDGPU_UALINK_MAX_ACCELS, GFP_KERNEL);
+		ret = set ? mtree_store_range(&self->access, first, last, set,
+					      GFP_KERNEL) : -ENOMEM;
+		if (ret)
+			bitmap_free(set);
+	}
+	if (!ret) {
+		/* one allow per importer of a range */
+		if (test_and_set_bit(importer, set))
+			atomic_inc(&self->bad_unpins);
+		atomic_inc(&self->allows);
+	}
+	mutex_unlock(&self->access_lock);
+	return ret;
+}
+
+static void d_deny(void *priv, u16 importer, u64 npa, u64 size)
+{
+	struct tpod_node *self = priv;
+	unsigned long first, last, *set;
+
+	lockdep_assert_not_held(&self->dev->lock);
+	d_pages(self, npa, size, &first, &last);
+	mutex_lock(&self->access_lock);
+	set = mtree_load(&self->access, first);
+	/* a deny without its allow */
+	if (!set || !test_and_clear_bit(importer, set)) {
+		atomic_inc(&self->bad_unpins);
+	} else if (bitmap_empty(set, AMDGPU_UALINK_MAX_ACCELS)) {
+		mtree_erase(&self->access, first);
+		bitmap_free(set);
+	}
+	atomic_inc(&self->denies);
+	mutex_unlock(&self->access_lock);
+}
+
+/*
+ * An access by @requester to @npa, as the fabric would check and translate
+ * it at the owner: 0 and the owner's local address, -EACCES when the
+ * owner's access set refuses @requester (counted), -ENODEV when nothing
+ * maps @npa or no TPOD_DEV node owns it.
+ */
+int tpod_fabric(struct tpod *pod, u16 requester, u64 npa, u64 *addr)
+{
+	struct tpod_node *owner;
+	unsigned long *set;
+	u64 offset, leaf;
+	bool allowed;
+	u16 id;
+
+	if (amdgpu_ualink_npa_split(npa, &id, &offset))
+		return -ENODEV;
+	owner = tpod_node(pod, id);
+	if (!owner || !owner->dev)
+		return -ENODEV;
+	mutex_lock(&owner->access_lock);
+	set = mtree_load(&owner->access, offset >> PAGE_SHIFT);
+	allowed = set && test_bit(requester, set);
+	mutex_unlock(&owner->access_lock);
+	if (!allowed) {
+		atomic_inc(&owner->faults);
+		return -EACCES;
+	}
+	return amdgpu_ualink_pt_translate(&owner->pt, offset, addr, &leaf);
+}
+
 static void d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	struct tpod_node *self = priv;
+	int i = atomic_fetch_inc(&self->shots);
 
+	if (i < TPOD_LOG) {
+		self->shot[i].importer = importer;
+		self->shot[i].npa = npa;
+		self->shot[i].size = size;
+	}
 	tpod_hold_here(&self->shootdown_hold);
 	atomic_inc(&self->shootdowns);
 }
@@ -325,6 +419,8 @@ static const struct amdgpu_ualink_dev_ops tpod_dev_ops = {
 	.unpin = d_unpin,
 	.cursor = d_cursor,
 	.member = d_member,
+	.allow = d_allow,
+	.deny = d_deny,
 	.shootdown = d_shootdown,
 	.revoke = d_revoke,
 };
@@ -365,8 +461,19 @@ static void tpod_destroy(void *data)
 		struct tpod_node *node = &pod->node[i];
 
 		if (node->dev) {
+			unsigned long index = 0, *set;
+
 			/* unpinned while a range still mapped it */
 			KUNIT_EXPECT_EQ(pod->test, atomic_read(&node->bad_unpins), 0);
+			/* every export ended, so every importer was denied */
+			KUNIT_EXPECT_EQ(pod->test, atomic_read(&node->allows),
+					atomic_read(&node->denies));
+			mt_for_each(&node->access, set, index, ULONG_MAX) {
+				KUNIT_FAIL(pod->test, "accelerator %u: a range still allowed",
+					   node->id);
+				bitmap_free(set);
+			}
+			mtree_destroy(&node->access);
 			if (node->dev->mbox) {
 				amdgpu_ualink_dev_fini(node->dev);
 				amdgpu_ualink_pt_fini(&node->pt);
@@ -419,6 +526,8 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 		node->id = ids[i];
 		node->kind = kinds ? kinds[i] : TPOD_MBOX;
 		xa_init(&node->rings);
+		mt_init(&node->access);
+		mutex_init(&node->access_lock);
 		tpod_hold_init(&node->shootdown_hold);
 		tpod_hold_init(&node->unpin_hold);
 	}

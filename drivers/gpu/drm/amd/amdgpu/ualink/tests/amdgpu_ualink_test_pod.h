@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/maple_tree.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 
@@ -91,6 +92,26 @@ struct tpod_node {
 	atomic_t revokes;
 	/* unpins with a range still mapped, pins and puts without a reference */
 	atomic_t bad_unpins;
+	/* buffers pinned, under the device lock */
+	unsigned int pinned;
+	/*
+	 * the fabric's access sets of our ranges, as allow and deny set them:
+	 * window page range -> unsigned long bitmap of accelerator IDs
+	 */
+	struct maple_tree access;
+	/* serialises allow, deny and tpod_fabric()'s look at @access */
+	struct mutex access_lock;
+	atomic_t allows;
+	atomic_t denies;
+	/* accesses to our window that tpod_fabric() refused */
+	atomic_t faults;
+	/* the shootdowns we asked for, in order: importer and range */
+	struct tpod_shot {
+		u16 importer;
+		u64 npa;
+		u64 size;
+	} shot[TPOD_LOG];
+	atomic_t shots;
 };
 
 struct tpod {
@@ -148,5 +169,6 @@ void tpod_hold_arm(struct tpod_hold *hold);
 bool tpod_hold_reached(struct tpod_hold *hold);
 void tpod_hold_release(struct tpod_hold *hold);
 bool tpod_wait_blocked(struct task_struct *task, struct completion *done);
+int tpod_fabric(struct tpod *pod, u16 requester, u64 npa, u64 *addr);
 
 #endif /* __AMDGPU_UALINK_TEST_POD_H__ */

@@ -275,6 +275,121 @@ static void test_close_race(enum close_order order)
 	wait_no_leaks(VPOD_ASYNC_MS);
 }
 
+/* @accel reads @size bytes at @npa and finds the pattern of @seed */
+static void peek_expect(unsigned int accel, uint64_t npa, uint32_t seed)
+{
+	uint8_t buf[4096];
+
+	igt_assert_eq(npa_peek(accel, npa, buf, sizeof(buf)), 0);
+	igt_assert_eq(pattern_check(buf, sizeof(buf), seed, 0), -1);
+}
+
+/*
+ * The fabric is where memory stops being reachable: after each way an
+ * importer can lose a range, its raw read of the NPA (no import involved,
+ * what a hostile or buggy peer kernel that kept the address can do) and
+ * that of node 3, which never imported, fault at the exporter; the
+ * importers that keep the range still read it, and a range reused by
+ * another export shows its data to that export's importers only.
+ */
+static void test_fabric_unreachable(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd2 = vpod_open(2);
+	struct drm_amdgpu_ualink_handle h, h2;
+	uint64_t npa, faults;
+	uint32_t exp, exp2, imp0, imp2;
+	uint8_t byte;
+
+	exp = exported_buffer(fd1, SIZE, 81, &h);
+	imp0 = import_gem(fd0, h, NULL);
+	imp2 = import_gem(fd2, h, NULL);
+	npa = export_npa(h);
+	igt_assert(npa);
+	/* one range for both importers, read by each through the fabric */
+	peek_expect(0, npa, 81);
+	peek_expect(2, npa, 81);
+	faults = fabric_faults(1);
+	igt_assert_eq(npa_peek(3, npa, &byte, 1), -ENODEV);
+	igt_assert_eq_u64(fabric_faults(1), faults + 1);
+
+	/* node 0 releases */
+	gem_close(fd0, imp0);
+	wait_peek_error(0, npa, ENODEV, VPOD_ASYNC_MS);
+	peek_expect(2, npa, 81);
+	gpu_expect(fd2, imp2, 0, SIZE, 81);
+
+	/* the exporter frees its buffer */
+	gem_close(fd1, exp);
+	wait_peek_error(2, npa, ENODEV, VPOD_ASYNC_MS);
+	wait_exporter_clean(1, VPOD_ASYNC_MS);
+	gem_close(fd2, imp2);
+
+	/* the range is reused for a new export, imported by node 2 only */
+	exp2 = exported_buffer(fd1, SIZE, 82, &h2);
+	imp2 = import_gem(fd2, h2, NULL);
+	igt_assert_eq_u64(export_npa(h2), npa);
+	peek_expect(2, npa, 82);
+	igt_assert_eq(npa_peek(0, npa, &byte, 1), -ENODEV);
+	igt_assert_eq(npa_peek(3, npa, &byte, 1), -ENODEV);
+
+	/* node 0 imports it and resets */
+	imp0 = import_gem(fd0, h2, NULL);
+	peek_expect(0, npa, 82);
+	set_control(0, "reset");
+	wait_peek_error(0, npa, ENODEV, VPOD_FAULT_ASYNC_MS);
+	wait_state(0, "active", VPOD_ASYNC_MS);
+	peek_expect(2, npa, 82);
+
+	/* node 2 leaves the virtual pod: shut out when the write returns */
+	set_vpod(2, 1);
+	igt_assert_eq(npa_peek(2, npa, &byte, 1), -ENODEV);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 0);
+	set_vpod(2, 0);
+	gem_close(fd2, imp2);
+	wait_count(2, C_IMPORTS, 0, VPOD_ASYNC_MS);
+
+	/* node 2 imports again, and the exporter resets */
+	imp2 = import_gem(fd2, h2, NULL);
+	npa = export_npa(h2);
+	peek_expect(2, npa, 82);
+	set_control(1, "reset");
+	wait_state(1, "active", VPOD_ASYNC_MS);
+	igt_assert_eq(npa_peek(2, npa, &byte, 1), -ENODEV);
+	igt_assert_eq(npa_peek(3, npa, &byte, 1), -ENODEV);
+	gem_close(fd1, exp2);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+/*
+ * An importer that never hears its revocation (every NPA_REVOKE of the
+ * exporter dropped) keeps its address; once the exporter gave up waiting
+ * and ended the export, the fabric refuses it.
+ */
+static void test_fabric_revoke_dropped(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1);
+	struct drm_amdgpu_ualink_handle h;
+	uint64_t npa, faults;
+	uint32_t exp;
+	uint8_t byte;
+
+	exp = exported_buffer(fd1, SIZE, 83, &h);
+	import_gem(fd0, h, NULL);
+	npa = export_npa(h);
+	peek_expect(0, npa, 83);
+	set_timeout(1, 300, 1);
+	set_fault(1, "drop rate=1000000 types=0x40");	/* NPA_REVOKE */
+	gem_close(fd1, exp);
+	wait_count(1, C_EXPORTS, 0, VPOD_FAULT_ASYNC_MS);
+	wait_exporter_clean(1, VPOD_FAULT_ASYNC_MS);
+	faults = fabric_faults(1);
+	igt_assert_eq(npa_peek(0, npa, &byte, 1), -ENODEV);
+	igt_assert_eq_u64(fabric_faults(1), faults + 1);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
+}
+
 igt_main
 {
 	igt_fixture
@@ -307,6 +422,14 @@ igt_main
 	igt_describe("import's then export's GEM handle closed at once, repeatedly");
 	vpod_subtest("close-race-handles")
 		test_close_race(CLOSE_HANDLES);
+
+	igt_describe("release, free, reuse, resets, vPod change: the fabric refuses");
+	vpod_subtest("fabric-unreachable")
+		test_fabric_unreachable();
+
+	igt_describe("an importer that missed its revocation is refused by the fabric");
+	vpod_subtest("fabric-revoke-dropped")
+		test_fabric_revoke_dropped();
 
 	igt_describe("nothing held on any node once everything is closed");
 	vpod_subtest("counts-zero")

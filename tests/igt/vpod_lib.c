@@ -281,6 +281,79 @@ static bool is_fabric_only(const struct vpod_accel *a)
 	return !strcmp(a->drm, "-");
 }
 
+uint64_t fabric_faults(unsigned int id)
+{
+	char rel[64], buf[4096], *line;
+	unsigned long long value;
+
+	snprintf(rel, sizeof(rel), "node%u/counts", id);
+	igt_assert_lte(0, dbg_read(rel, buf, sizeof(buf)));
+	line = strstr(buf, "fabric_faults ");
+	igt_assert_f(line && sscanf(line, "fabric_faults %llu", &value) == 1,
+		     "%s has no fabric_faults line\n", rel);
+	return value;
+}
+
+uint64_t export_npa(struct drm_amdgpu_ualink_handle h)
+{
+	static char buf[65536];
+	unsigned long long npa = 0;
+	char rel[64], want[32], *line;
+
+	snprintf(rel, sizeof(rel), "node%u/state", handle_accel(h));
+	igt_assert_lte(0, dbg_read(rel, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "export ...%08x ", (uint32_t)h.hi);
+	line = strstr(buf, want);
+	if (!line)
+		return 0;
+	line = strchr(line, '\n');
+	if (line && sscanf(line + 1, "  npa %llx", &npa) != 1)
+		npa = 0;
+	return npa;
+}
+
+int npa_peek(unsigned int accel, uint64_t npa, void *buf, size_t n)
+{
+	char path[256], cmd[64];
+	ssize_t r;
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "%s/node%u/npa", VPOD_DEBUGFS, accel);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	igt_assert_f(fd >= 0, "opening %s: %s\n", path, strerror(errno));
+	snprintf(cmd, sizeof(cmd), "%#llx %zu", (unsigned long long)npa, n);
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		ret = -errno;
+	if (!ret) {
+		r = read(fd, buf, n);
+		igt_assert_f(r == (ssize_t)n, "reading %s: %zd of %zu bytes\n",
+			     path, r, n);
+	}
+	close(fd);
+	return ret;
+}
+
+void wait_peek_error(unsigned int accel, uint64_t npa, int err,
+		     unsigned int timeout_ms)
+{
+	uint64_t deadline = vpod_now_ms() + timeout_ms;
+	uint32_t word;
+	int ret;
+
+	for (;;) {
+		ret = npa_peek(accel, npa, &word, sizeof(word));
+		if (ret == -err)
+			return;
+		igt_assert_f(ret == 0, "accelerator %u's read of NPA %#llx failed with %s while waiting for %s\n",
+			     accel, (unsigned long long)npa, strerror(-ret), strerror(err));
+		if (vpod_now_ms() > deadline)
+			break;
+		vpod_sleep_ms(20);
+	}
+	igt_assert_f(false, "accelerator %u still reads NPA %#llx %u ms later, expected %s\n",
+		     accel, (unsigned long long)npa, timeout_ms, strerror(err));
+}
+
 /* Does node @a hold more than its baseline? */
 static bool leaks(const struct vpod_accel *a, const struct vpod_counts *c)
 {

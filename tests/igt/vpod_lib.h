@@ -192,6 +192,18 @@ void counts_read(unsigned int id, struct vpod_counts *c);
 uint64_t count_of(unsigned int id, enum vpod_count which);
 void wait_count(unsigned int id, enum vpod_count which, uint64_t value,
 		unsigned int timeout_ms);
+/* node<ID>/counts' fabric_faults: accesses to its window it refused */
+uint64_t fabric_faults(unsigned int id);
+/*
+ * The NPA of the range behind @h on its exporter (from its debugfs state,
+ * as a hostile peer could know or guess it), 0 when nothing is mapped
+ */
+uint64_t export_npa(struct drm_amdgpu_ualink_handle h);
+/* read @n bytes at @npa through the fabric as accelerator @accel: 0/-errno */
+int npa_peek(unsigned int accel, uint64_t npa, void *buf, size_t n);
+/* poll npa_peek() of 4 bytes until it fails with @err (a positive errno) */
+void wait_peek_error(unsigned int accel, uint64_t npa, int err,
+		     unsigned int timeout_ms);
 /* every node back to its baseline (0 for DRM nodes) within @timeout_ms */
 void wait_no_leaks(unsigned int timeout_ms);
 void wait_state(unsigned int id, const char *state, unsigned int timeout_ms);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
+#include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/random.h>
 #include <linux/rhashtable.h>
@@ -552,6 +553,7 @@ void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
 	else if (req->type == AMDGPU_UALINK_MSG_NPA_RELEASE)
 		export_release(dev, peer, req);
 }
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_request);
 
 /*
  * Take out of every live export's access set the importers @gone says go,

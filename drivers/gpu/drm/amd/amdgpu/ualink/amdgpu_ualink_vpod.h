@@ -8,6 +8,7 @@
 
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
 

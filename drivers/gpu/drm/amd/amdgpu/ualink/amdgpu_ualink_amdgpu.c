@@ -79,9 +79,12 @@
  * &drm_device.object_name_lock while the buffer has a handle; an exported
  * buffer is pinned in VRAM (not moved into its CPU-visible part) while it
  * has importers and its VRAM is walked with amdgpu_res_first() and
- * amdgpu_res_next() for the NPA page tables; the export ends when the last
- * handle goes (&drm_gem_object_funcs.handles_gone), its importers revoked
- * on the core's workqueue.
+ * amdgpu_res_next() for the NPA page tables, once, into the one range all
+ * its importers share; the IP lets each importer in and out of that
+ * range's access set (&amdgpu_ualink_hw_funcs.allow and
+ * &amdgpu_ualink_hw_funcs.deny) as the core says; the export ends when
+ * the last handle goes (&drm_gem_object_funcs.handles_gone), its importers
+ * revoked on the core's workqueue.
  *
  * Import side: an import is a user &amdgpu_bo (&struct amdgpu_bo_user, as
  * every buffer behind a GEM handle) in %AMDGPU_GEM_DOMAIN_NPA, created with

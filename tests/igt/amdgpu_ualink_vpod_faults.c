@@ -7,6 +7,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -342,6 +344,96 @@ static void test_reorder(void)
 	fault_finish();
 }
 
+/* node @id's count of connection @what ("timeouts", "resets") with @peer */
+static uint64_t peer_stat(unsigned int id, unsigned int peer, const char *what)
+{
+	static char buf[65536];
+	char rel[32], want[32], key[40], *p;
+	unsigned long long n;
+
+	snprintf(rel, sizeof(rel), "node%u/state", id);
+	igt_assert_lte(0, dbg_read(rel, buf, sizeof(buf)));
+	snprintf(want, sizeof(want), "peer %u: ", peer);
+	p = strstr(buf, want);
+	igt_assert_f(p, "%s has no line \"%s\"\n", rel, want);
+	snprintf(key, sizeof(key), " %s ", what);
+	p = strstr(p, key);
+	igt_assert_f(p && sscanf(p + strlen(key), "%llu", &n) == 1,
+		     "%s: no %s for peer %u\n", rel, what, peer);
+	return n;
+}
+
+#define RANDOM_BATCH	1024
+
+/*
+ * One process on node 0 imports a batch of 1,024 random handles naming
+ * node 1 while another keeps importing a real handle of node 1; node 0's
+ * requests time out after 200 ms, less than the batch's queue takes. Each
+ * random entry fails alone with ENOENT, the real imports never fail, and
+ * the connection between the two is never reset or timed out.
+ */
+static void test_batch_fails_alone(void)
+{
+	struct drm_amdgpu_ualink_handle h;
+	int fd1 = vpod_open(1), fd0 = vpod_open(0);
+	uint64_t timeouts, resets;
+	volatile int *shared;
+
+	exported_buffer(fd1, SIZE, 95, &h);
+	/* the connection is up before the counts are read */
+	gem_close(fd0, import_verify(fd0, h, 95));
+	set_timeout(0, 200, 1);
+	timeouts = peer_stat(0, 1, "timeouts");
+	resets = peer_stat(0, 1, "resets");
+	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	igt_assert(shared != MAP_FAILED);
+	shared[0] = shared[1] = shared[2] = 0;
+
+	igt_fork(child, 2) {
+		int fd = vpod_open(0);
+
+		if (child == 0) {
+			struct drm_amdgpu_ualink_batch_entry *e;
+			int i, bad = 0;
+
+			e = calloc(RANDOM_BATCH, sizeof(*e));
+			igt_assert(e);
+			for (i = 0; i < RANDOM_BATCH; i++) {
+				e[i].handle.lo = (rand64() << 10) | 1;
+				e[i].handle.hi = rand64();
+			}
+			igt_assert_eq(ualink_import_batch(fd, e, RANDOM_BATCH, 0), 0);
+			for (i = 0; i < RANDOM_BATCH; i++)
+				if (e[i].error != -ENOENT && !bad++)
+					igt_warn("entry %d: %s\n", i, strerror(-e[i].error));
+			shared[0] = 1;
+			igt_assert_eq(bad, 0);
+		} else {
+			do {	/* at least once, however fast the batch */
+				struct drm_amdgpu_ualink_batch_entry one = { .handle = h };
+
+				igt_assert_eq(ualink_import_batch(fd, &one, 1, 0), 0);
+				if (one.error) {
+					shared[2]++;
+					igt_warn("a real import failed: %s\n", strerror(-one.error));
+					break;
+				}
+				gem_close(fd, one.gem_handle);
+				shared[1]++;
+			} while (!shared[0]);
+		}
+	}
+	igt_waitchildren();
+	igt_info("%d real imports while the batch ran\n", shared[1]);
+	igt_assert_eq(shared[2], 0);
+	igt_assert_lt(0, shared[1]);
+	igt_assert_eq_u64(peer_stat(0, 1, "timeouts"), timeouts);
+	igt_assert_eq_u64(peer_stat(0, 1, "resets"), resets);
+	munmap((void *)shared, 4096);
+	fault_finish();
+}
+
 igt_main
 {
 	igt_fixture
@@ -377,6 +469,12 @@ igt_main
 	vpod_subtest("fault-reorder") {
 		igt_set_timeout(SUBTEST_TIMEOUT, "fault-reorder");
 		test_reorder();
+	}
+
+	igt_describe("1,024 unknown handles in a batch fail alone, no one else");
+	vpod_subtest("batch-fails-alone") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "batch-fails-alone");
+		test_batch_fails_alone();
 	}
 
 	igt_describe("nothing held on any node once everything is closed");

@@ -173,7 +173,9 @@ struct drm_amdgpu_ualink_import_batch {
  *   export that went while it was being imported
  * - ``EACCES``: the handle names an accelerator outside our virtual pod
  * - ``EOPNOTSUPP``: the device has no UALink, or it is not active
- * - ``ETIMEDOUT``: the exporter did not answer in time
+ * - ``ETIMEDOUT``: the exporter did not answer in time (the mailbox
+ *   timeout, counted from when the request was first sent); a request
+ *   that fails so fails alone, other imports from the exporter go on
  * - ``ENOSPC``: the exporter's NPA window is full
  * - ``ENOLINK``: the exporter reset or went offline during the call
  * - ``EIO``: the exporter refused for another reason

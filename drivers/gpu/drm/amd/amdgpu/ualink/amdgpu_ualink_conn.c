@@ -43,11 +43,16 @@
  * on the node; a response carries its request's. A request without a
  * response is retransmitted with the same number after a gap that doubles
  * each time, the last gap ending at the timeout (default 5 s, 3
- * retransmissions); a request still unanswered then fails with -ETIMEDOUT
- * and the peer is declared lost. Responses that match no outstanding
- * request (duplicate, late, unsolicited) are dropped as
- * %AMDGPU_UALINK_DROP_UNMATCHED, those whose type or handle do not fit
- * their request as %AMDGPU_UALINK_DROP_MISMATCH.
+ * retransmissions), counted from when it was first sent: one that waits
+ * for room (more than %AMDGPU_UALINK_IN_FLIGHT ahead of it) has not
+ * started its time. A request still unanswered then fails alone with
+ * -ETIMEDOUT if the peer sent us anything since its first send; only a
+ * peer silent for a whole timeout, that is one that answered nothing and
+ * sent nothing, is declared lost, and its connection ends. So one slow or
+ * lost answer, or a queue of many requests, fails no one else's.
+ * Responses that match no outstanding request (duplicate, late,
+ * unsolicited) are dropped as %AMDGPU_UALINK_DROP_UNMATCHED, those whose
+ * type or handle do not fit their request as %AMDGPU_UALINK_DROP_MISMATCH.
  *
  * The receiving side is idempotent: the answers to the last
  * %AMDGPU_UALINK_REPLY_CACHE requests of each peer are kept, and a request
@@ -93,8 +98,13 @@ static void req_send(struct amdgpu_ualink_peer *peer,
 
 	lockdep_assert_held(&peer->lock);
 
-	if (!req->sent && !req->internal)
-		req->seq = peer->tx_seq++;
+	if (!req->sent) {
+		/* its time starts now, and what the peer says from now on */
+		req->deadline = jiffies + READ_ONCE(mbox->timeout);
+		req->rx_seq = peer->rx_seq;
+		if (!req->internal)
+			req->seq = peer->tx_seq++;
+	}
 	req->sent = true;
 	/* one still waiting for ring space stays so, and loses no attempt */
 	if (!list_empty(&req->tx.link)) {
@@ -128,7 +138,6 @@ static int req_prepare(struct amdgpu_ualink_peer *peer,
 	req->peer = peer;
 	req->tries = 0;
 	req->sent = false;
-	req->deadline = jiffies + READ_ONCE(mbox->timeout);
 	return 0;
 }
 
@@ -419,6 +428,7 @@ int amdgpu_ualink_conn_receive(struct amdgpu_ualink_peer *peer,
 
 	lockdep_assert_held(&peer->lock);
 
+	peer->rx_seq++;
 	if (msg->type == AMDGPU_UALINK_MSG_HELLO)
 		return conn_on_hello(peer, msg, event, why);
 	if (amdgpu_ualink_msg_is_response(msg))
@@ -528,6 +538,10 @@ void amdgpu_ualink_conn_answer(struct amdgpu_ualink_peer *peer,
  * @now: jiffies
  * @event: set to the event to report when the peer was declared lost
  *
+ * A request whose time is up fails alone when the peer sent anything since
+ * it was first sent; the handshake's, or any request of a peer silent all
+ * that time, ends the connection.
+ *
  * Returns: true while requests are outstanding.
  */
 bool amdgpu_ualink_conn_tick(struct amdgpu_ualink_peer *peer,
@@ -535,19 +549,28 @@ bool amdgpu_ualink_conn_tick(struct amdgpu_ualink_peer *peer,
 {
 	unsigned int retries = READ_ONCE(peer->mbox->retries);
 	struct amdgpu_ualink_req *req, *next;
+	bool room = false;
 
 	lockdep_assert_held(&peer->lock);
 
 	list_for_each_entry_safe(req, next, &peer->reqs, link) {
+		if (!req->sent)
+			continue;	/* waits for room; its time has not started */
 		if (time_after_eq(now, req->deadline)) {
+			if (!req->internal && peer->rx_seq != req->rx_seq) {
+				req_finish(peer, req, -ETIMEDOUT);
+				room = true;
+				continue;
+			}
 			*event = amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_LOST,
 							-ETIMEDOUT);
 			return false;
 		}
-		if (req->sent && req->tries <= retries &&
-		    time_after_eq(now, req->next_try))
+		if (req->tries <= retries && time_after_eq(now, req->next_try))
 			req_send(peer, req);
 	}
+	if (room)
+		conn_kick(peer);
 	return !list_empty(&peer->reqs);
 }
 

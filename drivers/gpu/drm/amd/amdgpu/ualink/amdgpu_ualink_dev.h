@@ -191,6 +191,7 @@ struct amdgpu_ualink_import {
 	struct kref ref;
 	bool in_table;
 	bool revoked;
+	bool unsure;
 	int error;
 	struct amdgpu_ualink_req req;
 	struct amdgpu_ualink_req release_req;

@@ -33,7 +33,10 @@
  * When the last reference goes, a READY import (or a PENDING one whose
  * request turns out granted) becomes RELEASING and sends NPA_RELEASE
  * unasked from the device's workqueue; it leaves the table only once the
- * exporter answered or the request failed. An import of the same handle
+ * exporter answered or the request failed. One whose request timed out
+ * (alone: the connection lives on) may have been granted all the same,
+ * its answer lost: it stays in the table, and its last reference asks the
+ * exporter again and releases what the answer names. An import of the same handle
  * meanwhile waits for that, and revocations leave a releasing import alone,
  * so a release never takes a new grant away.
  *
@@ -122,7 +125,46 @@ static void import_settle(struct amdgpu_ualink_dev *dev,
 	imp->error = imp->revoked ? -ENOENT :
 		     imp->req.status ?: fail_errno(rsp->reason);
 	imp->state = AMDGPU_UALINK_IMPORT_FAILED;
-	import_unlist(dev, imp);
+	/*
+	 * No answer in time: the exporter may have granted it all the same.
+	 * It stays listed until its release work asked (a new import of the
+	 * handle waits for that, so a give-back never takes its grant away).
+	 */
+	imp->unsure = !imp->revoked && imp->req.status == -ETIMEDOUT;
+	if (!imp->unsure)
+		import_unlist(dev, imp);
+}
+
+/*
+ * An import whose request timed out may hold a grant the exporter's lost
+ * answer made: ask again (the exporter gives a member the same range) and
+ * give back what it says. Each step bounded by the mailbox timeout.
+ */
+static void import_give_back(struct amdgpu_ualink_dev *dev,
+			     struct amdgpu_ualink_import *imp, u16 exporter)
+{
+	struct amdgpu_ualink_req *req = &imp->release_req;
+	u64 npa, size;
+
+	memset(req, 0, sizeof(*req));
+	req->msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
+	req->msg.handle[0] = imp->handle[0];
+	req->msg.handle[1] = imp->handle[1];
+	if (amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
+		return;
+	wait_for_completion(&req->done);
+	if (req->status || req->rsp.type != AMDGPU_UALINK_MSG_NPA_RSP)
+		return;
+	npa = req->rsp.npa;
+	size = req->rsp.size;
+	memset(req, 0, sizeof(*req));
+	req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
+	req->msg.handle[0] = imp->handle[0];
+	req->msg.handle[1] = imp->handle[1];
+	req->msg.npa = npa;
+	req->msg.size = size;
+	if (!amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
+		wait_for_completion(&req->done);
 }
 
 static void import_release_work(struct work_struct *work)
@@ -132,7 +174,7 @@ static void import_release_work(struct work_struct *work)
 	struct amdgpu_ualink_dev *dev = imp->dev;
 	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
 	struct amdgpu_ualink_req *req = &imp->release_req;
-	bool release;
+	bool release, unsure;
 
 	/* a request nobody waited for: its answer decides (bounded) */
 	wait_for_completion(&imp->req.done);
@@ -141,8 +183,11 @@ static void import_release_work(struct work_struct *work)
 	release = imp->state == AMDGPU_UALINK_IMPORT_READY;
 	if (release)	/* revocations leave it alone from here on */
 		imp->state = AMDGPU_UALINK_IMPORT_RELEASING;
+	unsure = imp->state == AMDGPU_UALINK_IMPORT_FAILED && imp->unsure;
 	mutex_unlock(&dev->lock);
 
+	if (unsure)
+		import_give_back(dev, imp, exporter);
 	if (release) {
 		req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
 		req->msg.handle[0] = imp->handle[0];

@@ -622,8 +622,8 @@ static void tick_work(struct work_struct *work)
  * @retries: retransmissions within it (default %AMDGPU_UALINK_MBOX_RETRIES);
  *	the gaps double each time, the last ending at the timeout
  *
- * The deadline of a request is set when it is submitted; the retransmission
- * gaps follow the values in force when each is sent.
+ * The deadline of a request is set when it is first sent; the
+ * retransmission gaps follow the values in force when each is sent.
  *
  * Returns: 0, or -EINVAL for a timeout of 0 or above one hour, or more
  * than 16 retries.

@@ -196,8 +196,9 @@ struct amdgpu_ualink_req {
 	struct amdgpu_ualink_msg rsp;
 	/**
 	 * @status: -EINPROGRESS until done, then 0 once answered; -ETIMEDOUT
-	 * no answer within the timeout, -ENOLINK the peer reset or went
-	 * offline, -ECANCELED cancelled, -ESHUTDOWN the node is going away
+	 * no answer within the timeout from the first send (the peer may
+	 * have handled it), -ENOLINK the peer reset or went offline,
+	 * -ECANCELED cancelled, -ESHUTDOWN the node is going away
 	 */
 	int status;
 	/** @done: completed when @status is final */
@@ -210,6 +211,7 @@ struct amdgpu_ualink_req {
 	unsigned long next_try;
 	unsigned int tries;
 	u32 seq;
+	u32 rx_seq;
 	bool sent;
 	bool internal;
 	struct amdgpu_ualink_tx tx;

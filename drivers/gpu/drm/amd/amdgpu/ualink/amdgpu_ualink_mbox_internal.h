@@ -63,6 +63,8 @@ struct amdgpu_ualink_peer {
 	int pending_event;
 	/* requests sent, counted when first sent; and the oldest one's count */
 	u32 tx_seq;
+	/* messages received from the peer, of any kind: it is alive */
+	u32 rx_seq;
 	/* the handshake request, sent by the mailbox itself */
 	struct amdgpu_ualink_req hello;
 	/* our outstanding requests to the peer, sent or not yet */

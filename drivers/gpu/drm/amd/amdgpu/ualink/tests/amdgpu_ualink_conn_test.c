@@ -12,6 +12,7 @@
 #include <linux/slab.h>
 
 #include "amdgpu_ualink_test_pod.h"
+#include "../amdgpu_ualink_mbox_internal.h"
 #include "../amdgpu_ualink_npa.h"
 
 #define A	5
@@ -203,6 +204,102 @@ static void conn_timeout(struct kunit *test)
 	KUNIT_EXPECT_GE(test, s->timeouts, 1);
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_NOT_READY);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 1), 1);
+}
+
+/* As B: answer request @m (read from A) with NPA_FAIL "invalid handle". */
+static void answer_fail(struct tpod *pod, struct amdgpu_ualink_msg m)
+{
+	m.type = AMDGPU_UALINK_MSG_NPA_FAIL;
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	m.reason = AMDGPU_UALINK_FAIL_INVALID_HANDLE;
+	swap(m.sender, m.receiver);
+	tpod_send(pod, B, A, &m);
+}
+
+/* As B: greet back A's HELLO, then read its next message, a request. */
+static void greet_and_read(struct kunit *test, struct tpod *pod, u32 *next,
+			   struct amdgpu_ualink_msg *m)
+{
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, next, m), 0);
+	KUNIT_ASSERT_EQ(test, m->type, AMDGPU_UALINK_MSG_HELLO);
+	tpod_hello_ack(pod, B, A, m->txn, 77);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, next, m), 0);
+	KUNIT_ASSERT_EQ(test, m->type, AMDGPU_UALINK_MSG_NPA_REQ);
+}
+
+/*
+ * B answers one request and never the other: that one fails alone with
+ * -ETIMEDOUT, and the connection, which B showed alive, carries on.
+ */
+static void conn_request_fails_alone(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, 3);
+	struct amdgpu_ualink_msg m1, m2;
+	u32 next = 0;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 300, 0), 0);
+	tpod_req_init(&reqs[0], A, B, 1);
+	tpod_req_init(&reqs[1], A, B, 2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &reqs[0]), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &reqs[1]), 0);
+	greet_and_read(test, pod, &next, &m1);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m2), 0);
+	answer_fail(pod, m2);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), &reqs[1]), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), &reqs[0]), -ETIMEDOUT);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->timeouts, 1);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
+
+	/* the next request goes out on the same connection, no new HELLO */
+	tpod_req_init(&reqs[2], A, B, 3);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &reqs[2]), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m1), 0);
+	KUNIT_ASSERT_EQ(test, m1.type, AMDGPU_UALINK_MSG_NPA_REQ);
+	answer_fail(pod, m1);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), &reqs[2]), 0);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
+}
+
+/*
+ * A request's time starts when it is first sent, not while it waits for
+ * room: 32 requests, 16 in flight; B answers each batch 600 ms after it
+ * was sent, so the second batch is answered 1.2 s after it was submitted,
+ * beyond the 1 s timeout, and nothing fails.
+ */
+static void conn_queue_waits_unsent(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, 2 * AMDGPU_UALINK_IN_FLIGHT);
+	struct amdgpu_ualink_msg m[AMDGPU_UALINK_IN_FLIGHT];
+	unsigned int i, batch;
+	u32 next = 0;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 1000, 0), 0);
+	for (i = 0; i < 2 * AMDGPU_UALINK_IN_FLIGHT; i++) {
+		tpod_req_init(&reqs[i], A, B, i + 1);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &reqs[i]), 0);
+	}
+	greet_and_read(test, pod, &next, &m[0]);
+	for (batch = 0; batch < 2; batch++) {
+		for (i = !batch; i < AMDGPU_UALINK_IN_FLIGHT; i++) {
+			KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m[i]), 0);
+			KUNIT_ASSERT_EQ(test, m[i].type, AMDGPU_UALINK_MSG_NPA_REQ);
+		}
+		msleep(600);
+		/* no more than that in flight meanwhile */
+		KUNIT_EXPECT_EQ(test, smp_load_acquire(&tpod_ring(pod, B, A)->head), next);
+		for (i = 0; i < AMDGPU_UALINK_IN_FLIGHT; i++)
+			answer_fail(pod, m[i]);
+		for (i = 0; i < AMDGPU_UALINK_IN_FLIGHT; i++) {
+			struct amdgpu_ualink_req *r = &reqs[batch * AMDGPU_UALINK_IN_FLIGHT + i];
+
+			KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), r), 0);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->timeouts, 0);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
 }
 
 /* Every message dropped: the same outcome, and nothing reaches the ring. */
@@ -633,6 +730,8 @@ static struct kunit_case amdgpu_ualink_conn_cases[] = {
 	KUNIT_CASE(conn_pod_of_16),
 	KUNIT_CASE(conn_submit_rejects),
 	KUNIT_CASE(conn_timeout),
+	KUNIT_CASE(conn_request_fails_alone),
+	KUNIT_CASE_SLOW(conn_queue_waits_unsent),
 	KUNIT_CASE(conn_fault_drop_all),
 	KUNIT_CASE(conn_fault_drop_20),
 	KUNIT_CASE(conn_fault_duplicate),

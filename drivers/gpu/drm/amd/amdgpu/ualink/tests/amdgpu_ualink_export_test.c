@@ -189,7 +189,7 @@ static void export_grant_and_release(struct kunit *test)
 	struct tobj *o = tpod_obj(pod, SZ_1G, 4 * SZ_2M);
 	struct tpod_node *a = tpod_node(pod, A);
 	struct amdgpu_ualink_import *ib, *ic;
-	u64 h[2], addr, leaf, allocated;
+	u64 h[2], addr, leaf, allocated, npa;
 	unsigned int ranges;
 	unsigned long tables;
 
@@ -228,12 +228,13 @@ static void export_grant_and_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->shootdowns), 1);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, ic->npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, ic->npa, &addr), 0);
+	npa = ic->npa;
 	amdgpu_ualink_import_put(ic);
 	flush_workqueue(tpod_dev(pod, C)->wq);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	KUNIT_EXPECT_EQ(test, o->refs, 0);
-	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, ic->npa, &addr), -EACCES);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->shootdowns), 2);
 	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
 	KUNIT_EXPECT_EQ(test, allocated, 0);

@@ -375,6 +375,68 @@ static void import_revoke_overtakes_grant(struct kunit *test)
 }
 
 /*
+ * A request that timed out alone (R showed it is alive meanwhile) may have
+ * been granted, its answer lost: the import fails with -ETIMEDOUT, the
+ * connection stays, and the import's last put asks R again and gives back
+ * the range R's answer names.
+ */
+static void import_timeout_gives_back(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	u64 h[2] = { (0xabdULL << 10) | R, 9 };
+	u64 npa = amdgpu_ualink_npa_build(R, AMDGPU_UALINK_NPA_RESERVE);
+	enum amdgpu_ualink_conn_state st = -1;
+	struct amdgpu_ualink_import *imp;
+	struct amdgpu_ualink_msg m, req;
+	u32 next = 0;
+	u64 gen;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, B), 300, 0), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, &imp), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &m), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	tpod_hello_ack(pod, R, B, m.txn, 5);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
+	KUNIT_ASSERT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_REQ);
+
+	/* R never answers, but shows it is alive: a request B answers */
+	m = tpod_npa_req(R, B, 5);
+	m.txn = 901;
+	tpod_send(pod, R, B, &m);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_FAIL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_finish(imp), -ETIMEDOUT);
+	amdgpu_ualink_mbox_peer_state(tpod_mbox(pod, B), R, &st, &gen);
+	KUNIT_EXPECT_EQ(test, st, AMDGPU_UALINK_CONN_ESTABLISHED);
+
+	/* the last put asks again... */
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
+	KUNIT_ASSERT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_REQ);
+	KUNIT_EXPECT_EQ(test, req.handle[0], h[0]);
+	KUNIT_EXPECT_EQ(test, req.handle[1], h[1]);
+	m = req;
+	m.type = AMDGPU_UALINK_MSG_NPA_RSP;
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	swap(m.sender, m.receiver);
+	m.npa = npa;
+	m.size = SZ_4K;
+	tpod_send(pod, R, B, &m);
+	/* ...and gives back what the answer names */
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_RELEASE);
+	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_msg_is_response(&req));
+	KUNIT_EXPECT_EQ(test, req.npa, npa);
+	KUNIT_EXPECT_EQ(test, req.size, SZ_4K);
+	m = req;
+	m.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	swap(m.sender, m.receiver);
+	tpod_send(pod, R, B, &m);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
+}
+
+/*
  * The end of the exporter's connection is reported a moment after it
  * failed the requests it carried; an import started in that moment asked
  * on the next connection and must complete, not die from the late report
@@ -506,6 +568,7 @@ static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_dev_reset),
 	KUNIT_CASE(import_release_then_again),
 	KUNIT_CASE(import_revoke_overtakes_grant),
+	KUNIT_CASE(import_timeout_gives_back),
 	KUNIT_CASE(import_peer_gone_spares_newer),
 	KUNIT_CASE_SLOW(import_batch_whole_pod),
 	{}

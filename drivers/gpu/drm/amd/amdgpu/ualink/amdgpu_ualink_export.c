@@ -177,7 +177,7 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 	if (exp)
 		goto out;
 
-	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL_ACCOUNT);
 	if (!exp) {
 		ret = -ENOMEM;
 		goto unlock;

@@ -96,7 +96,7 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 	struct amdgpu_ualink_import **imps;
 	unsigned int n;
 
-	imps = kvcalloc(count, sizeof(*imps), GFP_KERNEL);
+	imps = kvcalloc(count, sizeof(*imps), GFP_KERNEL_ACCOUNT);
 	for (n = 0; n < count; n++) {
 		struct drm_amdgpu_ualink_batch_entry *e = &entries[n];
 		const u64 handle[2] = { e->handle.lo, e->handle.hi };
@@ -167,7 +167,7 @@ static int do_batch(struct amdgpu_ualink_dev *udev,
 	unsigned int n;
 	int ret = 0;
 
-	entries = kvmalloc(size, GFP_KERNEL);
+	entries = kvmalloc(size, GFP_KERNEL_ACCOUNT);
 	if (!entries)
 		return -ENOMEM;
 	if (copy_from_user(entries, uptr, size)) {

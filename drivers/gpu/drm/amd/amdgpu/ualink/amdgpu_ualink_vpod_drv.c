@@ -295,7 +295,7 @@ static struct vpod_bo *vpod_bo_create(struct amdgpu_ualink_vpod_drm *vdev,
 	struct vpod_bo *bo;
 	int ret;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL);
+	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->tbo.base.funcs = &vpod_gem_funcs;
@@ -669,7 +669,7 @@ static int vpod_gpu_access_ioctl(struct drm_device *drm, void *data,
 		ret = -EOPNOTSUPP;
 		goto out;
 	}
-	buf = kvmalloc(min_t(u64, args->size, VPOD_ACCESS_CHUNK), GFP_KERNEL);
+	buf = kvmalloc(min_t(u64, args->size, VPOD_ACCESS_CHUNK), GFP_KERNEL_ACCOUNT);
 	if (!buf) {
 		ret = -ENOMEM;
 		goto out;

@@ -1139,6 +1139,37 @@ static void test_prime_other_node_refused(void)
 	gpu_expect(fd0, prime_handle(fd0, d), 0, SZ_64K, 63);
 }
 
+/*
+ * The emulated pod's debugfs settings read back what they hold and refuse
+ * what they cannot be: the timeout reads "<ms> <retries>", a virtual pod
+ * number from 1024 on is refused and changes nothing.
+ */
+static void test_debugfs_settings(void)
+{
+	char buf[64];
+	unsigned int ms, retries, nr;
+
+	igt_assert_lt(0, dbg_read("node0/timeout", buf, sizeof(buf)));
+	igt_assert_eq(sscanf(buf, "%u %u", &ms, &retries), 2);
+	igt_assert_eq_u32(ms, 5000);
+	igt_assert_eq_u32(retries, 3);
+	set_timeout(0, 700, 2);
+	igt_assert_lt(0, dbg_read("node0/timeout", buf, sizeof(buf)));
+	igt_assert_eq(sscanf(buf, "%u %u", &ms, &retries), 2);
+	igt_assert_eq_u32(ms, 700);
+	igt_assert_eq_u32(retries, 2);
+
+	igt_assert_eq(dbg_write("node0/vpod", "1024"), -EINVAL);
+	igt_assert_eq(dbg_write("node0/vpod", "4294967295"), -EINVAL);
+	igt_assert_lt(0, dbg_read("node0/vpod", buf, sizeof(buf)));
+	igt_assert_eq(sscanf(buf, "%u", &nr), 1);
+	igt_assert_eq_u32(nr, 0);
+	set_vpod(0, 1023);
+	igt_assert_lt(0, dbg_read("node0/vpod", buf, sizeof(buf)));
+	igt_assert_eq(sscanf(buf, "%u", &nr), 1);
+	igt_assert_eq_u32(nr, 1023);
+}
+
 igt_main
 {
 	igt_fixture
@@ -1251,6 +1282,10 @@ igt_main
 	igt_describe("an import's dma-buf is refused by other nodes (EXDEV)");
 	vpod_subtest("prime-other-node-refused")
 		test_prime_other_node_refused();
+
+	igt_describe("debugfs timeout reads back, a vPod number past 1023 is refused");
+	vpod_subtest("debugfs-settings")
+		test_debugfs_settings();
 
 	igt_describe("nothing held on any node once everything is closed");
 	vpod_subtest("counts-zero")

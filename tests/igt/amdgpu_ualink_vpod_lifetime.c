@@ -18,10 +18,9 @@ IGT_TEST_DESCRIPTION("Revocation, release, reset and offline on the emulated UAL
 #define SIZE		(256 * 1024ull)
 
 /*
- * What an import on a node whose exporter is offline fails with. The
- * brief says ENOLINK; the core's amdgpu_ualink_import_start() answers
- * EACCES for "not an active member of our virtual pod" if the driver's
- * member() callback counts an offline node out.
+ * What an import on a node whose exporter is offline fails with, as the
+ * header says: the exporter stays a member of the virtual pod (EACCES is
+ * for non-members), and the mailbox refuses to send to it.
  */
 #define OFFLINE_IMPORT_ERRNO	ENOLINK
 

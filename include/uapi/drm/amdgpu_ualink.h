@@ -69,7 +69,11 @@ struct drm_amdgpu_ualink_info {
 	__u32 accel_id;
 	/** @vpod_id: the virtual pod we belong to */
 	__u32 vpod_id;
-	/** @vpod_size: accelerators in our virtual pod, us included */
+	/**
+	 * @vpod_size: accelerators configured in our virtual pod, us and
+	 * any that are offline for now included (an import from an offline
+	 * one fails with ENOLINK)
+	 */
 	__u32 vpod_size;
 	/** @state: an AMDGPU_UALINK_STATE_* value */
 	__u32 state;
@@ -103,7 +107,9 @@ struct drm_amdgpu_ualink_export {
  * of a live handle returns a new fd for the same dma-buf; importing a
  * handle of our own device returns our own buffer, as our own dma-buf. The
  * memory of another accelerator is never CPU-mappable: mmap of its dma-buf
- * or of a GEM handle made from it fails.
+ * or of a GEM handle made from it fails. The fd is installed before the
+ * result is copied back, as DRM's PRIME_HANDLE_TO_FD does: when that copy
+ * fails (EFAULT) the fd stays open in the process, unknown to the caller.
  */
 struct drm_amdgpu_ualink_import {
 	/** @handle: in: the UALink handle */
@@ -145,7 +151,9 @@ struct drm_amdgpu_ualink_batch_entry {
  * per entry, as GEM handles of the calling file (fds only on request: a
  * whole pod's worth would exceed the default limit of open files; an entry
  * whose GEM handle was made but whose fd could not be keeps its GEM handle
- * and gets fd -1). Each entry says how it went.
+ * and gets fd -1). Each entry says how it went. Entries are independent:
+ * a handle named twice gets two GEM handles of the same buffer (unlike
+ * PRIME, which gives one per buffer and file), each closed on its own.
  */
 struct drm_amdgpu_ualink_import_batch {
 	/** @entries: in: user pointer to @count &struct drm_amdgpu_ualink_batch_entry */
@@ -177,7 +185,8 @@ struct drm_amdgpu_ualink_import_batch {
  *   timeout, counted from when the request was first sent); a request
  *   that fails so fails alone, other imports from the exporter go on
  * - ``ENOSPC``: the exporter's NPA window is full
- * - ``ENOLINK``: the exporter reset or went offline during the call
+ * - ``ENOLINK``: the exporter is offline, or it reset or went offline
+ *   during the call
  * - ``EIO``: the exporter refused for another reason
  * - ``ERANGE``: this device's GPU page tables cannot address the range the
  *   exporter granted (its UALink IP cannot reach that part of the pod's

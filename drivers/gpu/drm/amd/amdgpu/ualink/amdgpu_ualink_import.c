@@ -15,8 +15,10 @@
  *
  * amdgpu_ualink_import_get() turns a handle into a reference to a
  * &struct amdgpu_ualink_import. A handle of ours gives back our own buffer
- * (%AMDGPU_UALINK_IMPORT_LOCAL); one whose accelerator is not an active
- * member of our virtual pod fails with -EACCES before anything is sent.
+ * (%AMDGPU_UALINK_IMPORT_LOCAL); one whose accelerator is not a member of
+ * our virtual pod (&amdgpu_ualink_dev_ops.member) fails with -EACCES
+ * before anything is sent, one whose accelerator is offline with -ENOLINK
+ * (the mailbox sends nothing to it).
  *
  * The device's table maps handles to imports and holds them weakly: it
  * never keeps one alive. A second import of a live handle gets the same

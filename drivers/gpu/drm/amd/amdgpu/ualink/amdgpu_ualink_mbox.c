@@ -649,6 +649,21 @@ int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_set_timeout);
 
 /**
+ * amdgpu_ualink_mbox_get_timeout - how long requests may take
+ * @mbox: the node
+ * @timeout_ms: returns the timeout, rounded to the timer's resolution
+ * @retries: returns the retransmissions within it
+ */
+void amdgpu_ualink_mbox_get_timeout(struct amdgpu_ualink_mbox *mbox,
+				    unsigned int *timeout_ms,
+				    unsigned int *retries)
+{
+	*timeout_ms = jiffies_to_msecs(READ_ONCE(mbox->timeout));
+	*retries = READ_ONCE(mbox->retries);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_get_timeout);
+
+/**
  * amdgpu_ualink_mbox_create - set up the mailbox of one node
  * @self: the node's accelerator ID
  * @ops: its transport

@@ -230,6 +230,9 @@ void amdgpu_ualink_mbox_resume(struct amdgpu_ualink_mbox *mbox);
 int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,
 				   unsigned int timeout_ms,
 				   unsigned int retries);
+void amdgpu_ualink_mbox_get_timeout(struct amdgpu_ualink_mbox *mbox,
+				    unsigned int *timeout_ms,
+				    unsigned int *retries);
 struct amdgpu_ualink_fault *
 amdgpu_ualink_mbox_fault(struct amdgpu_ualink_mbox *mbox);
 u64 amdgpu_ualink_mbox_generation(struct amdgpu_ualink_mbox *mbox);

@@ -43,9 +43,11 @@
  * ``node<id>/control``
  *	write ``reset`` (GPU reset), ``offline`` or ``online``
  * ``node<id>/vpod``
- *	the accelerator's virtual pod number; write to move it
+ *	the accelerator's virtual pod number, 0 to 1023; write to move it
+ *	(a larger number fails with EINVAL)
  * ``node<id>/timeout``
- *	write ``<ms> <retries>``: the mailbox timeout of requests it sends
+ *	``<ms> <retries>``: the mailbox timeout of requests it sends (the
+ *	time rounded to the timer's resolution); write to change it
  * ``node<id>/fault``
  *	write ``<kind> [rate=<per million>] [count=<n>] [types=<mask>]
  *	[delay_ms=<ms>]`` (kind ``drop``, ``corrupt``, ``duplicate``,
@@ -183,7 +185,8 @@ static int vpod_get(void *data, u64 *val)
 
 static int vpod_set(void *data, u64 val)
 {
-	if (val > U32_MAX)
+	/* as many virtual pods as accelerators at most */
+	if (val >= AMDGPU_UALINK_MAX_ACCELS)
 		return -EINVAL;
 	amdgpu_ualink_vpod_set_vpod(data, val);
 	return 0;
@@ -270,9 +273,27 @@ static const struct file_operations npa_fops = {
 	.write = npa_write,
 };
 
+static int timeout_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod_node *node = m->private;
+	unsigned int ms, retries;
+
+	amdgpu_ualink_mbox_get_timeout(node->udev.mbox, &ms, &retries);
+	seq_printf(m, "%u %u\n", ms, retries);
+	return 0;
+}
+
+static int timeout_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, timeout_show, inode->i_private);
+}
+
 static const struct file_operations timeout_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = timeout_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
 	.write = timeout_write,
 };
 
@@ -395,7 +416,7 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 		debugfs_create_file("state", 0444, dir, node, &state_fops);
 		debugfs_create_file("control", 0200, dir, node, &control_fops);
 		debugfs_create_file_unsafe("vpod", 0644, dir, node, &vpod_fops);
-		debugfs_create_file("timeout", 0200, dir, node, &timeout_fops);
+		debugfs_create_file("timeout", 0644, dir, node, &timeout_fops);
 		debugfs_create_file("npa", 0600, dir, node, &npa_fops);
 		debugfs_create_file("fault", 0644, dir, node, &fault_fops);
 	}

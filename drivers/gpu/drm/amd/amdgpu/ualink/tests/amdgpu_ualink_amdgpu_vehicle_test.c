@@ -745,6 +745,39 @@ static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 }
 
 /*
+ * While A resets it refuses importers: a handle of A's that imports before
+ * and after the reset fails during it with -ENOENT, A's answer to anyone
+ * it does not grant. (The glue suite's "A refuses" can only use an
+ * unknown handle, whose answer is the same.)
+ */
+static void ualink_vehicle_reset_refuses(struct kunit *test)
+{
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	u32 ga, gb, again;
+
+	vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
+	/* B lets go, so that its next import asks A */
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+
+	amdgpu_ualink_pre_reset(&a->adev);
+	KUNIT_EXPECT_EQ(test, vehicle_import(test, fb, h, &again), -ENOENT);
+	amdgpu_ualink_post_reset(&a->adev);
+	flush_work(&a->adev.ualink->leave_work);
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+	/* the export outlived the reset: the same handle imports again */
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &again), 0);
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, again), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+}
+
+/*
  * Revocation allocates nothing, so it cannot fail: the move of an idle
  * import to its dead resource runs in a dma-fence signalling section,
  * where lockdep reports any allocation that may recurse into reclaim
@@ -889,6 +922,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_PARAM_ATTR(ualink_vehicle_gpuvm, vehicle_gpuvm_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_reset_locks),
+	KUNIT_CASE_SLOW(ualink_vehicle_reset_refuses),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_allocates_nothing),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_ends_later),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),

@@ -29,8 +29,12 @@ static int tbo_range(struct ttm_buffer_object *bo, u64 *npa, u64 *size)
 
 	if (t->revoked)
 		return -ENODEV;
+	/*
+	 * never granted: a driver may well say -ENOSPC, which the pool must
+	 * not pass on (TTM would evict to make room)
+	 */
 	if (!t->size)
-		return -EINVAL;		/* revoked, or never granted */
+		return -ENOSPC;
 	*npa = t->npa;
 	*size = t->size;
 	return 0;

@@ -10,6 +10,7 @@
 #include <drm/drm_print.h>
 
 #include "amdgpu_ualink_fault.h"
+#include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_vpod.h"
 
 /**

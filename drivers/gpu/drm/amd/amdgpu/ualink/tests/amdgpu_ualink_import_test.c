@@ -7,8 +7,10 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/ktime.h>
+#include <linux/sched/task.h>
 
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_npa.h"
@@ -105,39 +107,88 @@ static int import_racer(void *data)
 	return 0;
 }
 
-/* Concurrent imports of one handle: one NPA_REQ, all get its result. */
+/* requests of @type sent by @id, each counted once (no retransmissions) */
+static u64 requests_sent(struct tpod *pod, u16 id, u16 type)
+{
+	struct amdgpu_ualink_mbox_stats s;
+
+	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, &s);
+	return s.sent[type] - s.retransmitted[type];
+}
+
+/* @task sleeps interruptibly (an import's wait for its answer): 10 s at most */
+static bool racer_waits(struct task_struct *task, struct completion *done)
+{
+	unsigned long timeout = jiffies + 10 * HZ;
+
+	while (!completion_done(done) &&
+	       READ_ONCE(task->__state) != TASK_INTERRUPTIBLE) {
+		if (time_after(jiffies, timeout))
+			return false;
+		usleep_range(500, 1000);
+	}
+	return !completion_done(done);
+}
+
+/*
+ * Concurrent imports of one handle: one NPA_REQ, all get its result. The
+ * exporter is paused until every racer waits for the answer, so they are
+ * all in flight together: one request on the wire for the eight of them.
+ */
 static void import_concurrent(struct kunit *test)
 {
 	struct tpod *pod = pod_create(test, 4);
-	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K), *warm = tpod_obj(pod, SZ_4K, SZ_4K);
 	struct racer *r = kunit_kcalloc(test, 8, sizeof(*r), GFP_KERNEL);
+	struct task_struct *task[8];
+	struct amdgpu_ualink_import *imp;
 	unsigned int i;
-	u64 h[2];
+	u64 h[2], hw[2];
 
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	tpod_export(pod, A, o, h);
+	/* the connection first, so that the racers' request goes out at once */
+	tpod_export(pod, A, warm, hw);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), hw, &imp), 0);
+	KUNIT_ASSERT_EQ(test, requests_sent(pod, B, AMDGPU_UALINK_MSG_NPA_REQ), 1);
+
+	tpod_pause(pod, A, true);
 	for (i = 0; i < 8; i++) {
 		r[i].dev = tpod_dev(pod, B);
 		r[i].handle = h;
 		init_completion(&r[i].go);
 		init_completion(&r[i].done);
-		KUNIT_ASSERT_FALSE(test, IS_ERR(kthread_run(import_racer, &r[i],
-							    "ualink_import%u", i)));
+		task[i] = kthread_run(import_racer, &r[i], "ualink_import%u", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task[i]));
+		get_task_struct(task[i]);
 	}
 	for (i = 0; i < 8; i++)
 		complete(&r[i].go);
+	for (i = 0; i < 8; i++)
+		KUNIT_EXPECT_TRUE(test, racer_waits(task[i], &r[i].done));
+	/* all eight wait, and one request is on the wire */
+	KUNIT_EXPECT_EQ(test, requests_sent(pod, B, AMDGPU_UALINK_MSG_NPA_REQ), 2);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 2);
+	tpod_pause(pod, A, false);
+
 	for (i = 0; i < 8; i++) {
 		wait_for_completion(&r[i].done);
+		kthread_stop(task[i]);
+		put_task_struct(task[i]);
 		KUNIT_EXPECT_EQ(test, r[i].ret, 0);
 		KUNIT_EXPECT_PTR_EQ(test, r[i].imp, r[0].imp);
 	}
-	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 1);
+	/* handled once each (a retransmission is answered from the cache) */
+	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ) -
+			      tpod_stats(pod, A, B)->duplicate_requests, 2);
 	for (i = 0; i < 8; i++)
 		if (!r[i].ret)
 			amdgpu_ualink_import_put(r[i].imp);
+	amdgpu_ualink_import_put(imp);
 	flush_workqueue(tpod_dev(pod, B)->wq);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &warm->slot);
 }
 
 /* Every errno of an import, one case each. */

@@ -12,6 +12,7 @@
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/prandom.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
@@ -382,42 +383,74 @@ static void fuzz_entry(struct rnd_state *rnd, u8 *e)
 }
 
 /*
- * A million random and mutated messages (100,000 outside UML, where KASAN
- * makes each one slow) from R to A: nothing crashes or hangs, every one is
- * counted once as received or as dropped for one reason, and A still
- * answers afterwards.
+ * Publish a producer index that no sender could have written: more than a
+ * ring ahead of what A consumed (or, modulo 2^32, behind it). A drops what
+ * it claims to hold without reading it. Returns the entries it claims.
+ */
+static u32 fuzz_head(struct tpod *pod, struct rnd_state *rnd)
+{
+	struct tpod_ring *ring = tpod_ring(pod, A, R);
+	u32 jump = AMDGPU_UALINK_RING_ENTRIES + 1 +
+		   prandom_u32_state(rnd) % (U32_MAX - AMDGPU_UALINK_RING_ENTRIES);
+
+	ring->staged = READ_ONCE(ring->tail) + jump;
+	tpod_publish(pod, R, A);
+	return jump;
+}
+
+/*
+ * Random and mutated messages from R to A, with now and then a producer
+ * index out of range: nothing crashes or hangs, every message is counted
+ * once as received or as dropped for one reason, every claimed entry of a
+ * bad index as a ring drop, and A still answers B's request afterwards.
+ * Two seeds: a fixed one and a fresh one each run, both printed (rerun one
+ * by putting it in @seeds).
  */
 static void mbox_fuzz(struct kunit *test)
 {
-	static const u16 ids[] = { A, R };
-	static const enum tpod_kind kinds[] = { TPOD_MBOX, TPOD_SINK };
-	const u64 n = IS_ENABLED(CONFIG_UML) ? 1000000 : 100000;
-	struct tpod *pod = tpod_create(test, 2, ids, kinds);
+	static const u16 ids[] = { A, R, B };
+	static const enum tpod_kind kinds[] = { TPOD_MBOX, TPOD_SINK, TPOD_MBOX };
+	const u64 n = IS_ENABLED(CONFIG_UML) ? 500000 : 50000;
+	struct tpod *pod = tpod_create(test, 3, ids, kinds);
+	u32 seeds[2] = { 0x5eed, get_random_u32() };
 	struct amdgpu_ualink_mbox_stats *s;
-	struct rnd_state rnd;
-	u64 fed = 0, received, dropped;
+	u64 fed = 0, received, dropped, claimed = 0, batches = 0;
+	struct amdgpu_ualink_req *req = tpod_reqs(pod, 1);
 	u8 e[AMDGPU_UALINK_MSG_SIZE];
 	ktime_t t0 = ktime_get();
-	unsigned int i;
+	struct rnd_state rnd;
+	unsigned int i, k;
 
-	prandom_seed_state(&rnd, 0x5eed);
-	while (fed < n) {
-		for (i = 0; i < AMDGPU_UALINK_RING_ENTRIES && fed < n; i++, fed++) {
-			fuzz_entry(&rnd, e);
-			tpod_inject(pod, R, A, e);
+	for (k = 0; k < ARRAY_SIZE(seeds); k++) {
+		u64 end = fed + n;
+
+		kunit_info(test, "seed %#x\n", seeds[k]);
+		prandom_seed_state(&rnd, seeds[k]);
+		while (fed < end) {
+			if (++batches % 16 == 0) {
+				claimed += fuzz_head(pod, &rnd);
+				KUNIT_ASSERT_TRUE_MSG(test, tpod_wait_consumed(pod, R, A),
+						      "stuck on a bad index, seed %#x", seeds[k]);
+			}
+			for (i = 0; i < AMDGPU_UALINK_RING_ENTRIES && fed < end; i++, fed++) {
+				fuzz_entry(&rnd, e);
+				tpod_inject(pod, R, A, e);
+			}
+			tpod_publish(pod, R, A);
+			KUNIT_ASSERT_TRUE_MSG(test, tpod_wait_consumed(pod, R, A),
+					      "stuck after %llu messages, seed %#x", fed,
+					      seeds[k]);
 		}
-		tpod_publish(pod, R, A);
-		KUNIT_ASSERT_TRUE_MSG(test, tpod_wait_consumed(pod, R, A),
-				      "stuck after %llu messages", fed);
 	}
 	s = tpod_stats(pod, A, R);
 	received = sum(s->received, AMDGPU_UALINK_MSG_TYPES);
 	dropped = sum(s->dropped, AMDGPU_UALINK_DROP_REASONS);
-	kunit_info(test, "%llu messages in %lld ms: %llu received, %llu dropped (crc %llu, unmatched %llu), %llu connection resets\n",
-		   fed, ktime_ms_delta(ktime_get(), t0), received, dropped,
-		   s->dropped[AMDGPU_UALINK_DROP_CRC], s->dropped[AMDGPU_UALINK_DROP_UNMATCHED],
-		   s->resets);
-	KUNIT_EXPECT_EQ(test, received + dropped, n);
+	kunit_info(test, "%llu messages and %llu bad indices in %lld ms: %llu received, %llu dropped (crc %llu, unmatched %llu), %llu connection resets\n",
+		   fed, batches / 16, ktime_ms_delta(ktime_get(), t0), received,
+		   dropped, s->dropped[AMDGPU_UALINK_DROP_CRC],
+		   s->dropped[AMDGPU_UALINK_DROP_UNMATCHED], s->resets);
+	KUNIT_EXPECT_EQ(test, received + dropped, fed + claimed);
+	KUNIT_EXPECT_EQ(test, s->dropped[AMDGPU_UALINK_DROP_RING], claimed);
 	KUNIT_EXPECT_GT(test, received, 0);
 	/*
 	 * The mutations reach every check of the message itself, and the
@@ -428,6 +461,11 @@ static void mbox_fuzz(struct kunit *test)
 		KUNIT_EXPECT_GT_MSG(test, s->dropped[i], 0, "reason %s",
 				    amdgpu_ualink_drop_name(i));
 	KUNIT_EXPECT_GT(test, s->dropped[AMDGPU_UALINK_DROP_UNMATCHED], 0);
+
+	/* A still works: B's request is answered */
+	tpod_req_init(req, B, A, 1);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_call(tpod_mbox(pod, B), A, req), 0);
+	KUNIT_EXPECT_EQ(test, req->rsp.type, AMDGPU_UALINK_MSG_NPA_FAIL);
 }
 
 /* What debugfs will print: peers, their state and their counters. */

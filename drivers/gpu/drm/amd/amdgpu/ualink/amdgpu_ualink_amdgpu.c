@@ -330,11 +330,11 @@ static void amdgpu_ualink_deny(void *priv, u16 importer, u64 npa, u64 size)
 	ualink->hw->deny(ualink->adev, importer, npa, size);
 }
 
-static void amdgpu_ualink_shootdown(void *priv, u16 importer, u64 npa, u64 size)
+static int amdgpu_ualink_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	struct amdgpu_ualink *ualink = to_ualink(priv);
 
-	ualink->hw->shootdown(ualink->adev, importer, npa, size);
+	return ualink->hw->shootdown(ualink->adev, importer, npa, size);
 }
 
 /*

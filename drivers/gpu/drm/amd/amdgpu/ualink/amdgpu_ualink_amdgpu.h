@@ -70,10 +70,12 @@ struct amdgpu_ualink_hw_funcs {
 		     u64 size);
 	/**
 	 * @shootdown: make @importer forget its translations of our range
-	 * @npa, @size; returns once the importer acknowledged
+	 * @npa, @size; returns 0 once the importer acknowledged, or
+	 * -ETIMEDOUT when it did not within a bounded wait of the IP's own
+	 * (the core then relies on @deny, done before)
 	 */
-	void (*shootdown)(struct amdgpu_device *adev, u16 importer, u64 npa,
-			  u64 size);
+	int (*shootdown)(struct amdgpu_device *adev, u16 importer, u64 npa,
+			 u64 size);
 	/** @shootdown_request: serve a shootdown request from @exporter */
 	void (*shootdown_request)(struct amdgpu_device *adev, u16 exporter);
 	/**

@@ -216,9 +216,10 @@ void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
 
 	amdgpu_ualink_window_usage(&dev->window, &allocated, &ranges);
 	mutex_lock(&dev->lock);
-	drm_printf(p, "accelerator %u: exports %u grants %u pins %u imports %u\n",
+	drm_printf(p, "accelerator %u: exports %u grants %u pins %u imports %u",
 		   dev->id, dev->num_exports, dev->num_grants, dev->num_pins,
 		   dev->num_imports);
+	drm_printf(p, " shootdown_errors %d\n", atomic_read(&dev->shootdown_errors));
 	mutex_unlock(&dev->lock);
 	drm_printf(p, "npa window: %llu bytes in %u ranges\n", allocated, ranges);
 	amdgpu_ualink_export_print(dev, p);

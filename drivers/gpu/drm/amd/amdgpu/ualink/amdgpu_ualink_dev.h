@@ -80,11 +80,15 @@ struct amdgpu_ualink_dev_ops {
 	void (*deny)(void *priv, u16 importer, u64 npa, u64 size);
 	/**
 	 * @shootdown: @importer must forget every translation of the range
-	 * @npa, @size of our window it may cache; returns once it has and no
-	 * access of it through an old translation is in flight. Must not
-	 * depend on this node's mailbox worker.
+	 * @npa, @size of our window it may cache; returns 0 once it has and
+	 * no access of it through an old translation is in flight, or a
+	 * negative errno when it did not acknowledge within a bounded time
+	 * (the driver's). Must not depend on this node's mailbox worker.
+	 * On an error the core goes on all the same: @deny shut the importer
+	 * out before, so the fabric refuses whatever it still caches; the
+	 * failure is counted (&amdgpu_ualink_dev.shootdown_errors).
 	 */
-	void (*shootdown)(void *priv, u16 importer, u64 npa, u64 size);
+	int (*shootdown)(void *priv, u16 importer, u64 npa, u64 size);
 	/**
 	 * @revoke: the exporter withdrew the memory behind imported @obj:
 	 * turn it dead (invalidate its GPU mappings and attachments). Called
@@ -146,6 +150,8 @@ struct amdgpu_ualink_dev {
 	unsigned int num_pins;
 	/** @num_imports: imports alive, in any state */
 	unsigned int num_imports;
+	/** @shootdown_errors: shootdowns an importer did not acknowledge */
+	atomic_t shootdown_errors;
 };
 
 /**

@@ -391,8 +391,17 @@ static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 	void *obj = NULL;
 
 	dev->ops->deny(dev->priv, r->peer, r->npa, r->size);
-	if (dev->ops->shootdown)
-		dev->ops->shootdown(dev->priv, r->peer, r->npa, r->size);
+	/*
+	 * Bounded by the driver. Unacknowledged, the importer may still
+	 * cache translations of the range, but the fabric refuses it: the
+	 * range is unmapped and may be reused all the same.
+	 */
+	if (dev->ops->shootdown &&
+	    dev->ops->shootdown(dev->priv, r->peer, r->npa, r->size)) {
+		atomic_inc(&dev->shootdown_errors);
+		pr_warn_ratelimited("amdgpu_ualink: accelerator %u: shootdown by %u unacknowledged\n",
+				    dev->id, r->peer);
+	}
 	if (r->range)
 		range_unmap(dev, r->range);
 

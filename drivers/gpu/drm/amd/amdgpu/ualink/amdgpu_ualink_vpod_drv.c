@@ -421,9 +421,10 @@ static void vpod_bo_deny(void *priv, u16 importer, u64 npa, u64 size)
 	amdgpu_ualink_vpod_deny(priv, importer, npa, size);
 }
 
-static void vpod_bo_shootdown(void *priv, u16 importer, u64 npa, u64 size)
+static int vpod_bo_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
+	return 0;
 }
 
 /* Revocation: a TTM move to the pool's dead resource. */

@@ -709,9 +709,10 @@ static void node_deny(void *priv, u16 importer, u64 npa, u64 size)
 	amdgpu_ualink_vpod_deny(priv, importer, npa, size);
 }
 
-static void node_shootdown(void *priv, u16 importer, u64 npa, u64 size)
+static int node_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
+	return 0;
 }
 
 static void heap_revoke(void *priv, void *obj)

@@ -452,11 +452,12 @@ static void fake_deny(struct amdgpu_device *adev, u16 importer, u64 npa,
 	atomic_inc(&self->denies);
 }
 
-static void fake_shootdown(struct amdgpu_device *adev, u16 importer, u64 npa,
-			   u64 size)
+static int fake_shootdown(struct amdgpu_device *adev, u16 importer, u64 npa,
+			  u64 size)
 {
 	fake_raise(fake_node(adev)->peer, fake_node(adev)->id,
 		   AMDGPU_UALINK_IV_SHOOTDOWN);
+	return 0;
 }
 
 static void fake_shootdown_request(struct amdgpu_device *adev, u16 exporter)

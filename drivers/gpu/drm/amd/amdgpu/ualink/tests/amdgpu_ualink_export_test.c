@@ -599,6 +599,35 @@ static void export_stale_importer(struct kunit *test)
 	flush_workqueue(tpod_dev(pod, B)->wq);
 }
 
+/*
+ * An importer that does not acknowledge its shootdown (the driver's bounded
+ * wait ran out): the removal goes on, since the fabric refuses the importer
+ * already; the range is unmapped and the failure counted.
+ */
+static void export_shootdown_unacknowledged(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_1G, SZ_2M);
+	struct tpod_node *a = tpod_node(pod, A);
+	struct amdgpu_ualink_import *ib;
+	u64 h[2], addr, npa, allocated;
+	unsigned int ranges;
+
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	npa = ib->npa;
+	WRITE_ONCE(a->shootdown_fails, true);
+	amdgpu_ualink_import_put(ib);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->dev->shootdown_errors), 1);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 0);
+	amdgpu_ualink_export_destroy(a->dev, &o->slot);
+}
+
 /* A bare NPA_REQ or NPA_RELEASE from @from, as the mailbox hands it over. */
 static void heap_request(struct amdgpu_ualink_dev *exporter, u16 from, u8 type,
 			 const u64 h[2], u64 npa, u64 size,
@@ -855,6 +884,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_print),
 	KUNIT_CASE(export_unreachable),
 	KUNIT_CASE(export_stale_importer),
+	KUNIT_CASE(export_shootdown_unacknowledged),
 	KUNIT_CASE(export_memory),
 	KUNIT_CASE_SLOW(export_symmetric_heap),
 	{}

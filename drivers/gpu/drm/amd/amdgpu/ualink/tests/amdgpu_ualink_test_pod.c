@@ -392,7 +392,7 @@ int tpod_fabric(struct tpod *pod, u16 requester, u64 npa, u64 *addr)
 	return amdgpu_ualink_pt_translate(&owner->pt, offset, addr, &leaf);
 }
 
-static void d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
+static int d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
 	struct tpod_node *self = priv;
 	int i = atomic_fetch_inc(&self->shots);
@@ -404,6 +404,8 @@ static void d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 	}
 	tpod_hold_here(&self->shootdown_hold);
 	atomic_inc(&self->shootdowns);
+	/* an importer that does not acknowledge */
+	return READ_ONCE(self->shootdown_fails) ? -ETIMEDOUT : 0;
 }
 
 static void d_revoke(void *priv, void *obj)

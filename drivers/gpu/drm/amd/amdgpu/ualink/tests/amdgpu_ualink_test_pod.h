@@ -87,6 +87,8 @@ struct tpod_node {
 	/* nodes of the same virtual pod may import from each other */
 	u8 vpod;
 	atomic_t shootdowns;
+	/* shootdowns return -ETIMEDOUT */
+	bool shootdown_fails;
 	struct tpod_hold shootdown_hold;
 	struct tpod_hold unpin_hold;
 	atomic_t revokes;

@@ -746,9 +746,10 @@ static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 
 /*
  * While A resets it refuses importers: a handle of A's that imports before
- * and after the reset fails during it with -ENOENT, A's answer to anyone
- * it does not grant. (The glue suite's "A refuses" can only use an
- * unknown handle, whose answer is the same.)
+ * and after the reset fails during it, once the reset brought A's IP back
+ * up, with -ENOENT, A's answer to anyone it does not grant; before that
+ * A's mailbox is quiet, and an import would time out. (The glue suite's
+ * "A refuses" can only use an unknown handle, whose answer is the same.)
  */
 static void ualink_vehicle_reset_refuses(struct kunit *test)
 {
@@ -764,7 +765,10 @@ static void ualink_vehicle_reset_refuses(struct kunit *test)
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 
+	/* as amdgpu_device_gpu_recover() does: the IP blocks go down and up */
 	amdgpu_ualink_pre_reset(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, vehicle_import(test, fb, h, &again), -ENOENT);
 	amdgpu_ualink_post_reset(&a->adev);
 	flush_work(&a->adev.ualink->leave_work);

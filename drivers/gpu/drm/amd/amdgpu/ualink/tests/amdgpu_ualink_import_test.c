@@ -116,20 +116,6 @@ static u64 requests_sent(struct tpod *pod, u16 id, u16 type)
 	return s.sent[type] - s.retransmitted[type];
 }
 
-/* @task sleeps interruptibly (an import's wait for its answer): 10 s at most */
-static bool racer_waits(struct task_struct *task, struct completion *done)
-{
-	unsigned long timeout = jiffies + 10 * HZ;
-
-	while (!completion_done(done) &&
-	       READ_ONCE(task->__state) != TASK_INTERRUPTIBLE) {
-		if (time_after(jiffies, timeout))
-			return false;
-		usleep_range(500, 1000);
-	}
-	return !completion_done(done);
-}
-
 /*
  * Concurrent imports of one handle: one NPA_REQ, all get its result. The
  * exporter is paused until every racer waits for the answer, so they are
@@ -165,7 +151,7 @@ static void import_concurrent(struct kunit *test)
 	for (i = 0; i < 8; i++)
 		complete(&r[i].go);
 	for (i = 0; i < 8; i++)
-		KUNIT_EXPECT_TRUE(test, racer_waits(task[i], &r[i].done));
+		KUNIT_EXPECT_TRUE(test, tpod_wait_waiting(task[i], &r[i].done));
 	/* all eight wait, and one request is on the wire */
 	KUNIT_EXPECT_EQ(test, requests_sent(pod, B, AMDGPU_UALINK_MSG_NPA_REQ), 2);
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 2);
@@ -382,6 +368,21 @@ static void import_release_then_again(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
+/* B starts importing @h of R; R greets back and reads the NPA_REQ */
+static void import_from_r(struct kunit *test, struct tpod *pod, const u64 h[2],
+			  struct amdgpu_ualink_import **imp, u32 *next,
+			  struct amdgpu_ualink_msg *req)
+{
+	struct amdgpu_ualink_msg m;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, imp), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, next, &m), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	tpod_hello_ack(pod, R, B, m.txn, 5);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, next, req), 0);
+	KUNIT_ASSERT_EQ(test, req->type, AMDGPU_UALINK_MSG_NPA_REQ);
+}
+
 /*
  * A revocation that overtakes the grant it revokes: the import fails with
  * -ENOENT and never uses the range, and gives nothing back but the answer
@@ -395,12 +396,7 @@ static void import_revoke_overtakes_grant(struct kunit *test)
 	u64 h[2] = { (0xabcULL << 10) | R, 7 };
 	u32 next = 0;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, &imp), 0);
-	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &m), 0);
-	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
-	tpod_hello_ack(pod, R, B, m.txn, 5);
-	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
-	KUNIT_ASSERT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_REQ);
+	import_from_r(test, pod, h, &imp, &next, &req);
 
 	m = (struct amdgpu_ualink_msg) {
 		.type = AMDGPU_UALINK_MSG_NPA_REVOKE, .version = AMDGPU_UALINK_PROTO_VERSION,
@@ -443,12 +439,7 @@ static void import_timeout_gives_back(struct kunit *test)
 	u64 gen;
 
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, B), 300, 0), 0);
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, &imp), 0);
-	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &m), 0);
-	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
-	tpod_hello_ack(pod, R, B, m.txn, 5);
-	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
-	KUNIT_ASSERT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_REQ);
+	import_from_r(test, pod, h, &imp, &next, &req);
 
 	/* R never answers, but shows it is alive: a request B answers */
 	m = tpod_npa_req(R, B, 5);

@@ -219,21 +219,37 @@ void tpod_hold_release(struct tpod_hold *hold)
 
 /*
  * Wait until @task, which completes @done when it finishes, either has
- * finished or sleeps uninterruptibly (on a lock or a wait): 10 s at most.
- * A wake-up makes a sleeping task runnable before it returns, so after one
- * this sees the task's next sleep, not the one it was woken from.
+ * finished or sleeps in @state: 10 s at most. A wake-up makes a sleeping
+ * task runnable before it returns, so after one this sees the task's next
+ * sleep, not the one it was woken from.
  */
-bool tpod_wait_blocked(struct task_struct *task, struct completion *done)
+static bool wait_sleeping(struct task_struct *task, struct completion *done,
+			  unsigned int state)
 {
 	unsigned long timeout = jiffies + 10 * HZ;
 
-	while (!completion_done(done) &&
-	       READ_ONCE(task->__state) != TASK_UNINTERRUPTIBLE) {
+	while (!completion_done(done) && READ_ONCE(task->__state) != state) {
 		if (time_after(jiffies, timeout))
 			return false;
 		usleep_range(500, 1000);
 	}
 	return true;
+}
+
+/* ... sleeps uninterruptibly (on a lock or a wait) */
+bool tpod_wait_blocked(struct task_struct *task, struct completion *done)
+{
+	return wait_sleeping(task, done, TASK_UNINTERRUPTIBLE);
+}
+
+/*
+ * The same for an interruptible sleep (an import's wait for its answer);
+ * false also when @task finished.
+ */
+bool tpod_wait_waiting(struct task_struct *task, struct completion *done)
+{
+	return wait_sleeping(task, done, TASK_INTERRUPTIBLE) &&
+	       !completion_done(done);
 }
 
 /* --- TPOD_DEV nodes: buffers and page tables in kernel memory --- */

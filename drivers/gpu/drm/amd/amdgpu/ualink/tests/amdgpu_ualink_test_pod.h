@@ -171,6 +171,7 @@ void tpod_hold_arm(struct tpod_hold *hold);
 bool tpod_hold_reached(struct tpod_hold *hold);
 void tpod_hold_release(struct tpod_hold *hold);
 bool tpod_wait_blocked(struct task_struct *task, struct completion *done);
+bool tpod_wait_waiting(struct task_struct *task, struct completion *done);
 int tpod_fabric(struct tpod *pod, u16 requester, u64 npa, u64 *addr);
 
 #endif /* __AMDGPU_UALINK_TEST_POD_H__ */

@@ -1095,6 +1095,57 @@ static void test_gpu_access_invalid_args(void)
 	igt_assert_eq(gpu_access(fd, gem, 0, 0, buf, 4), 0);
 }
 
+static int job_raw(int fd, uint32_t gem, uint32_t op, uint32_t ms, uint32_t pad)
+{
+	struct drm_amdgpu_ualink_vpod_gpu_job arg = {
+		.handle = gem, .op = op, .timeout_ms = ms, .pad = pad,
+	};
+
+	return drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB, &arg) ? -errno : 0;
+}
+
+/* One errno per failure of the job ioctl, then a job ended and reaped. */
+static void test_gpu_job_errors(void)
+{
+	const uint32_t start = AMDGPU_UALINK_VPOD_JOB_START;
+	const uint32_t end = AMDGPU_UALINK_VPOD_JOB_END;
+	struct drm_amdgpu_ualink_handle h;
+	int fd = vpod_open(0), fd1 = vpod_open(1);
+	uint32_t gem, sys, exp, imp;
+
+	gem = vram_create(fd, SZ_64K);
+	sys = bo_create(fd, SZ_64K, AMDGPU_UALINK_VPOD_DOMAIN_SYSTEM);
+
+	igt_assert_eq(job_raw(fd, gem, 0, 100, 0), -EINVAL);
+	igt_assert_eq(job_raw(fd, gem, 3, 100, 0), -EINVAL);
+	igt_assert_eq(job_raw(fd, gem, start, 100, 1), -EINVAL);
+	igt_assert_eq(job_raw(fd, gem, start, 0, 0), -EINVAL);
+	igt_assert_eq(job_raw(fd, gem, start, AMDGPU_UALINK_VPOD_JOB_MAX_MS + 1, 0),
+		      -EINVAL);
+	igt_assert_eq(job_raw(fd, gem, end, 1, 0), -EINVAL);
+	igt_assert_eq(job_raw(fd, gem + 1000, start, 100, 0), -ENOENT);
+	igt_assert_eq(job_raw(fd, sys, start, 100, 0), -EOPNOTSUPP);
+	igt_assert_eq(job_raw(fd, gem, end, 0, 0), -ESRCH);
+
+	igt_assert_eq(job_raw(fd, gem, start, AMDGPU_UALINK_VPOD_JOB_MAX_MS, 0), 0);
+	igt_assert_eq(job_raw(fd, gem, start, 100, 0), -EBUSY);
+	igt_assert_eq(job_raw(fd, gem, end, 0, 0), 0);
+	igt_assert_eq(job_raw(fd, gem, end, 0, 0), -ESRCH);
+	/* one that times out ends by itself */
+	igt_assert_eq(job_raw(fd, gem, start, 50, 0), 0);
+	vpod_sleep_ms(500);
+	igt_assert_eq(job_raw(fd, gem, end, 0, 0), -ESRCH);
+
+	/* an import whose memory is gone takes no new work */
+	exp = exported_buffer(fd1, SZ_64K, 64, &h);
+	imp = import_gem(fd, h, NULL);
+	igt_assert_eq(job_raw(fd, imp, start, 100, 0), 0);
+	igt_assert_eq(job_raw(fd, imp, end, 0, 0), 0);
+	gem_close(fd1, exp);
+	wait_access_error(fd, imp, ENODEV, VPOD_ASYNC_MS);
+	igt_assert_eq(job_raw(fd, imp, start, 100, 0), -ENODEV);
+}
+
 /* PRIME */
 
 static void test_prime_same_node(void)
@@ -1274,6 +1325,10 @@ igt_main
 	igt_describe("GPU access rejects malformed arguments");
 	vpod_subtest("gpu-access-invalid-args")
 		test_gpu_access_invalid_args();
+
+	igt_describe("the emulated GPU job rejects malformed arguments, one errno each");
+	vpod_subtest("gpu-job-errors")
+		test_gpu_job_errors();
 
 	igt_describe("an import's dma-buf becomes GEM handles on its own node");
 	vpod_subtest("prime-same-node")

@@ -363,6 +363,40 @@ static uint64_t peer_stat(unsigned int id, unsigned int peer, const char *what)
 	return n;
 }
 
+/*
+ * An exporter whose every message is late by most of the importer's
+ * timeout: requests complete (each within its own deadline, however many
+ * retransmissions it took), nothing is declared lost.
+ */
+static void test_slow_exporter(void)
+{
+	const unsigned int timeout = 1000, delay = 700;
+	struct drm_amdgpu_ualink_handle h[3];
+	int fd0 = vpod_open(0), fd1 = vpod_open(1);
+	uint64_t timeouts, resets, start, took;
+	int i;
+
+	make_buffers(fd1, h, 3, 700);
+	gem_close(fd0, import_verify(fd0, h[0], 700));	/* connected */
+	set_timeout(0, timeout, 3);
+	set_timeout(1, timeout, 3);
+	timeouts = peer_stat(0, 1, "timeouts");
+	resets = peer_stat(0, 1, "resets");
+	fault(1, "delay", 1000000, 0, MSG_ALL, delay);
+	for (i = 1; i < 3; i++) {
+		start = vpod_now_ms();
+		gem_close(fd0, import_verify(fd0, h[i], 700 + i));
+		took = vpod_now_ms() - start;
+		igt_info("import %d with answers %u ms late (timeout %u ms): %llu ms\n",
+			 i, delay, timeout, (unsigned long long)took);
+		igt_assert_lte_u64(delay - 1, took);
+	}
+	fault_show(1);
+	igt_assert_eq_u64(peer_stat(0, 1, "timeouts"), timeouts);
+	igt_assert_eq_u64(peer_stat(0, 1, "resets"), resets);
+	fault_finish();
+}
+
 #define RANDOM_BATCH	1024
 
 /*
@@ -469,6 +503,12 @@ igt_main
 	vpod_subtest("fault-reorder") {
 		igt_set_timeout(SUBTEST_TIMEOUT, "fault-reorder");
 		test_reorder();
+	}
+
+	igt_describe("answers late by most of the timeout: requests complete, no one lost");
+	vpod_subtest("slow-exporter") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "slow-exporter");
+		test_slow_exporter();
 	}
 
 	igt_describe("1,024 unknown handles in a batch fail alone, no one else");

@@ -389,6 +389,92 @@ static void test_fabric_revoke_dropped(void)
 	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
 }
 
+#define JOB_MS		10000
+
+/*
+ * Node 0 (X) runs a 10 s job on its import from node 1 (Y) when Y's owner
+ * closes the export's file. The close returns at once; X's import dies at
+ * once (new work and accesses fail); Y keeps its memory for X's job, and
+ * releases it only when the job ended. Meanwhile node 2 keeps importing
+ * from X and from Y, and X keeps reading another import from Y: nobody
+ * waits for the job and no connection is reset (a reset would kill X's
+ * other import). No bound is hit on either side.
+ */
+static void test_revoke_waits_for_job(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd2 = vpod_open(2), fd1b;
+	struct drm_amdgpu_ualink_handle hy, hx, hy2;
+	uint64_t start, t, lat, worst = 0, total = 0, closed, released;
+	uint64_t revoke_to, release_to;
+	uint32_t imp, other, g;
+	unsigned int n = 0;
+
+	/* the importer's bound far above the job: the job decides */
+	set_revoke_timeout(3 * JOB_MS);
+	revoke_to = node_counter(0, "revoke_timeouts");
+	release_to = node_counter(1, "release_timeouts");
+	fd1b = vpod_open(1);
+	exported_buffer(fd1b, SIZE, 91, &hy);
+	exported_buffer(fd0, SIZE, 92, &hx);
+	exported_buffer(fd1, SIZE, 93, &hy2);
+	imp = import_gem(fd0, hy, NULL);
+	other = import_gem(fd0, hy2, NULL);
+	gpu_expect(fd0, imp, 0, SIZE, 91);
+
+	start = vpod_now_ms();
+	igt_assert_eq(gpu_job(fd0, imp, AMDGPU_UALINK_VPOD_JOB_START, JOB_MS), 0);
+	igt_assert_eq(gpu_job(fd0, imp, AMDGPU_UALINK_VPOD_JOB_START, JOB_MS), -EBUSY);
+
+	/* Y's owner goes: its close does not wait for X's job */
+	vpod_close(fd1b);
+	closed = vpod_now_ms() - start;
+	igt_info("exporter's close took %llu ms with a %u ms job on the import\n",
+		 (unsigned long long)closed, JOB_MS);
+	igt_assert_lt_u64(closed, JOB_MS / 2);
+	/* X's buffer is dead at once: no access gets through it */
+	wait_access_error(fd0, imp, ENODEV, VPOD_ASYNC_MS);
+
+	/*
+	 * While the job runs: Y holds the memory for X; node 2 imports from
+	 * X and from Y; X's other import from Y stays alive.
+	 */
+	do {
+		/* Y's two exports stay pinned: X's grant on the first lives */
+		igt_assert_eq_u64(count_of(1, C_PINS), 2);
+		t = vpod_now_ms();
+		g = import_gem(fd2, hx, NULL);
+		gpu_expect(fd2, g, 0, 4096, 92);
+		gem_close(fd2, g);
+		g = import_gem(fd2, hy2, NULL);
+		gpu_expect(fd2, g, 0, 4096, 93);
+		gem_close(fd2, g);
+		lat = vpod_now_ms() - t;
+		worst = lat > worst ? lat : worst;
+		total += lat;
+		n++;
+		gpu_expect(fd0, other, 0, 4096, 93);
+		vpod_sleep_ms(100);
+	} while (vpod_now_ms() - start < JOB_MS - 1000);
+	igt_info("%u rounds of two imports from X and Y during the job: mean %llu ms, worst %llu ms\n",
+		 n, (unsigned long long)(total / n), (unsigned long long)worst);
+	igt_assert_eq_u64(count_of(1, C_PINS), 2);
+
+	/* the job ends by itself: X releases, Y lets go */
+	wait_count(1, C_PINS, 1, JOB_MS);
+	released = vpod_now_ms() - start;
+	igt_info("Y's grant to X went %llu ms after the job started\n",
+		 (unsigned long long)released);
+	igt_assert_lte_u64(JOB_MS, released);
+	gpu_expect(fd0, other, 0, SIZE, 93);
+	igt_assert_eq_u64(node_counter(0, "revoke_timeouts"), revoke_to);
+	igt_assert_eq_u64(node_counter(1, "release_timeouts"), release_to);
+
+	/* no new job on a dead import */
+	igt_assert_eq(gpu_job(fd0, imp, AMDGPU_UALINK_VPOD_JOB_START, JOB_MS), -ENODEV);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
 igt_main
 {
 	igt_fixture
@@ -429,6 +515,10 @@ igt_main
 	igt_describe("an importer that missed its revocation is refused by the fabric");
 	vpod_subtest("fabric-revoke-dropped")
 		test_fabric_revoke_dropped();
+
+	igt_describe("a 10 s job on an import: the exporter's close is prompt, its memory kept till the job ends");
+	vpod_subtest("revoke-waits-for-job")
+		test_revoke_waits_for_job();
 
 	igt_describe("nothing held on any node once everything is closed");
 	vpod_subtest("counts-zero")

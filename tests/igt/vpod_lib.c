@@ -281,17 +281,23 @@ static bool is_fabric_only(const struct vpod_accel *a)
 	return !strcmp(a->drm, "-");
 }
 
-uint64_t fabric_faults(unsigned int id)
+uint64_t node_counter(unsigned int id, const char *name)
 {
-	char rel[64], buf[4096], *line;
+	char rel[64], buf[4096], key[64], *line;
 	unsigned long long value;
 
 	snprintf(rel, sizeof(rel), "node%u/counts", id);
+	snprintf(key, sizeof(key), "\n%s ", name);
 	igt_assert_lte(0, dbg_read(rel, buf, sizeof(buf)));
-	line = strstr(buf, "fabric_faults ");
-	igt_assert_f(line && sscanf(line, "fabric_faults %llu", &value) == 1,
-		     "%s has no fabric_faults line\n", rel);
+	line = strstr(buf, key);
+	igt_assert_f(line && sscanf(line + strlen(key), "%llu", &value) == 1,
+		     "%s has no %s line\n", rel, name);
 	return value;
+}
+
+uint64_t fabric_faults(unsigned int id)
+{
+	return node_counter(id, "fabric_faults");
 }
 
 uint64_t export_npa(struct drm_amdgpu_ualink_handle h)
@@ -540,6 +546,38 @@ static bool node_active(unsigned int id)
  * handler, where nothing can fail any more, it warns, and the harness
  * checks the pod's state once the programs are done.
  */
+#define REVOKE_TIMEOUT_PARAM	"/sys/module/amdgpu_ualink/parameters/revoke_timeout_ms"
+
+/* the core's revoke_timeout_ms before set_revoke_timeout(), 0 if untouched */
+static unsigned int revoke_timeout_saved;
+
+static int param_write(const char *path, unsigned int value)
+{
+	FILE *f = fopen(path, "w");
+	int ret;
+
+	if (!f)
+		return -errno;
+	ret = fprintf(f, "%u\n", value) < 0 ? -EIO : 0;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}
+
+void set_revoke_timeout(unsigned int ms)
+{
+	FILE *f;
+
+	if (!revoke_timeout_saved) {
+		f = fopen(REVOKE_TIMEOUT_PARAM, "r");
+		igt_assert_f(f, "%s: %s\n", REVOKE_TIMEOUT_PARAM, strerror(errno));
+		igt_assert_eq(fscanf(f, "%u", &revoke_timeout_saved), 1);
+		fclose(f);
+		igt_assert_lt(0, revoke_timeout_saved);
+	}
+	igt_assert_eq(param_write(REVOKE_TIMEOUT_PARAM, ms), 0);
+}
+
 static void cleanup(bool in_subtest)
 {
 	unsigned int id;
@@ -549,6 +587,11 @@ static void cleanup(bool in_subtest)
 		return;
 	if (in_subtest)
 		igt_reset_timeout();
+	if (revoke_timeout_saved) {
+		warn_on(param_write(REVOKE_TIMEOUT_PARAM, revoke_timeout_saved), 0,
+			"revoke_timeout_ms", &failed);
+		revoke_timeout_saved = 0;
+	}
 	for (id = 0; id < VPOD_MAX_ACCELS; id++) {
 		if (fault_dirty[id])
 			warn_on(node_try_write(id, "fault", "clear"), id,
@@ -828,6 +871,15 @@ int gpu_access(int fd, uint32_t handle, uint32_t flags, uint64_t offset,
 
 	return drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_ACCESS, &arg) ?
 	       -errno : 0;
+}
+
+int gpu_job(int fd, uint32_t handle, uint32_t op, uint32_t timeout_ms)
+{
+	struct drm_amdgpu_ualink_vpod_gpu_job arg = {
+		.handle = handle, .op = op, .timeout_ms = timeout_ms,
+	};
+
+	return drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB, &arg) ? -errno : 0;
 }
 
 void gpu_write(int fd, uint32_t handle, uint64_t offset, const void *data,

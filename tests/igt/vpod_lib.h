@@ -146,6 +146,8 @@ void gem_close(int fd, uint32_t handle);
 int __gem_mmap_offset(int fd, uint32_t handle, uint64_t *offset);
 int gpu_access(int fd, uint32_t handle, uint32_t flags, uint64_t offset,
 	       void *data, uint64_t size);
+/* DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB: 0 or -errno */
+int gpu_job(int fd, uint32_t handle, uint32_t op, uint32_t timeout_ms);
 void gpu_write(int fd, uint32_t handle, uint64_t offset, const void *data,
 	       uint64_t size);
 void gpu_read(int fd, uint32_t handle, uint64_t offset, void *data,
@@ -194,6 +196,8 @@ void wait_count(unsigned int id, enum vpod_count which, uint64_t value,
 		unsigned int timeout_ms);
 /* node<ID>/counts' fabric_faults: accesses to its window it refused */
 uint64_t fabric_faults(unsigned int id);
+/* a counter of node<ID>/counts after the gauges, by name */
+uint64_t node_counter(unsigned int id, const char *name);
 /*
  * The NPA of the range behind @h on its exporter (from its debugfs state,
  * as a hostile peer could know or guess it), 0 when nothing is mapped
@@ -214,5 +218,7 @@ void clear_faults(void);
 void set_timeout(unsigned int id, unsigned int ms, unsigned int retries);
 void set_vpod(unsigned int id, unsigned int vpod_nr);
 void set_control(unsigned int id, const char *what);	/* reset/offline/online */
+/* the core's revoke_timeout_ms module parameter (all nodes) */
+void set_revoke_timeout(unsigned int ms);
 
 #endif /* VPOD_LIB_H */

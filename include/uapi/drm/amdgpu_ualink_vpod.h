@@ -4,7 +4,8 @@
  * UALink uAPI of amdgpu without hardware, as vgem does for PRIME. Besides
  * DRM_IOCTL_AMDGPU_UALINK (include/uapi/drm/amdgpu_ualink.h), which it
  * implements with the same number, structs and errnos as amdgpu, it has a
- * buffer create ioctl, a mmap offset ioctl and an emulated GPU access ioctl.
+ * buffer create ioctl, a mmap offset ioctl, an emulated GPU access ioctl
+ * and an emulated GPU job ioctl.
  * See Documentation/gpu/amdgpu/ualink.rst.
  */
 #ifndef __AMDGPU_UALINK_VPOD_H__
@@ -23,6 +24,7 @@ extern "C" {
 #define DRM_AMDGPU_UALINK_VPOD_GEM_CREATE	0x00
 #define DRM_AMDGPU_UALINK_VPOD_GEM_MMAP		0x01
 #define DRM_AMDGPU_UALINK_VPOD_GPU_ACCESS	0x02
+#define DRM_AMDGPU_UALINK_VPOD_GPU_JOB		0x03
 
 #define DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_CREATE \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK_VPOD_GEM_CREATE, \
@@ -33,6 +35,9 @@ extern "C" {
 #define DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_ACCESS \
 	DRM_IOW(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK_VPOD_GPU_ACCESS, \
 		struct drm_amdgpu_ualink_vpod_gpu_access)
+#define DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB \
+	DRM_IOW(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK_VPOD_GPU_JOB, \
+		struct drm_amdgpu_ualink_vpod_gpu_job)
 
 /* &drm_amdgpu_ualink_vpod_gem_create.domain */
 #define AMDGPU_UALINK_VPOD_DOMAIN_VRAM		1	/* device memory: exportable */
@@ -107,6 +112,42 @@ struct drm_amdgpu_ualink_vpod_gpu_access {
 	__u64 size;
 	/** @data: in: user pointer to @size bytes */
 	__u64 data;
+};
+
+/* &drm_amdgpu_ualink_vpod_gpu_job.op */
+#define AMDGPU_UALINK_VPOD_JOB_START	1	/* a job starts on the buffer */
+#define AMDGPU_UALINK_VPOD_JOB_END	2	/* the buffer's job ends now */
+
+/* the longest a job may run */
+#define AMDGPU_UALINK_VPOD_JOB_MAX_MS	600000
+
+/**
+ * struct drm_amdgpu_ualink_vpod_gpu_job - DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB
+ *
+ * Emulated GPU work that keeps a buffer busy, as a long-running kernel
+ * would: %AMDGPU_UALINK_VPOD_JOB_START adds an unsignalled fence to the
+ * buffer's reservation (as a write), which signals after @timeout_ms or at
+ * %AMDGPU_UALINK_VPOD_JOB_END, whichever comes first; a buffer runs one job
+ * at a time. Closing the file does not end a job. The job moves no data
+ * (DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_ACCESS does): it is what revoking an
+ * import waits for before the importer releases the range. Errors:
+ * ``EINVAL`` unknown @op, non-zero @pad, @timeout_ms 0 or above
+ * %AMDGPU_UALINK_VPOD_JOB_MAX_MS at START or non-zero at END; ``ENOENT``
+ * unknown handle; ``EOPNOTSUPP`` a system memory buffer; ``EBUSY`` START
+ * on a buffer whose job runs; ``ESRCH`` END on a buffer with no job
+ * running; ``ENODEV`` START on an import whose memory is gone (revoked:
+ * no new work reaches it); ``EINTR`` a signal came while waiting for the
+ * buffer; ``ENOMEM``.
+ */
+struct drm_amdgpu_ualink_vpod_gpu_job {
+	/** @handle: in: the GEM handle */
+	__u32 handle;
+	/** @op: in: AMDGPU_UALINK_VPOD_JOB_START or AMDGPU_UALINK_VPOD_JOB_END */
+	__u32 op;
+	/** @timeout_ms: in: START: how long the job runs unless ended */
+	__u32 timeout_ms;
+	/** @pad: must be zero */
+	__u32 pad;
 };
 
 #if defined(__cplusplus)

@@ -55,14 +55,15 @@
  * reset refuses peers from amdgpu_ualink_pre_reset() on, beside amdkfd's
  * hook, and quiesces the mailbox so that nothing touches the IP while the
  * ASIC resets; it leaves the pod from a worker queued once the reset is
- * over (revoking waits for GPU work only the reset ends) and takes part
+ * over (leaving takes buffers' reservations, which nothing may wait for
+ * inside the reset's dma-fence signalling section) and takes part
  * again after that worker. Exports survive all of these; imports do not.
  *
  * Locking: &amdgpu_ualink.state_lock, which the reset path takes, is never
- * held while leaving the pod, whose revocations wait for GPU work; the
+ * held while leaving the pod, which takes buffers' reservations; the
  * KUnit suite runs the reset path inside a dma-fence signalling section
- * after a revocation waited for a fence, so that lockdep would report the
- * dependency. hw_fini quiesces the mailbox (amdgpu_ualink_mbox_quiesce():
+ * after leaving the pod revoked an import with GPU work pending, so that
+ * lockdep would report the dependency. hw_fini quiesces the mailbox (amdgpu_ualink_mbox_quiesce():
  * no call into the IP's transport from then on) and hw_init resumes it
  * and writes the NPA page tables to the IP again
  * (amdgpu_ualink_pt_restore()), as a reset may have lost them; after a
@@ -96,8 +97,11 @@
  * attachments; PRIME export of the buffer returns it and PRIME import of
  * it gives the buffer back). GPUVM maps it at the address the IP gives
  * for its NPA (&amdgpu_ualink_hw_funcs.gpuvm_addr), with the IP's
- * &amdgpu_ualink_hw_funcs.gpuvm_pte_flags. Revocation waits for the GPU
- * work on the buffer, then moves it to a dead resource of the NPA pool
+ * &amdgpu_ualink_hw_funcs.gpuvm_pte_flags. Revocation does not wait for
+ * the GPU work on the buffer (it runs on the core's workqueue, never the
+ * mailbox's worker; the core releases the range to its exporter once the
+ * buffer's fences signal, or after ``revoke_timeout_ms``): it moves the
+ * buffer at once to a dead resource of the NPA pool
  * whose memory was set aside at import, so that it allocates nothing and
  * cannot fail, through amdgpu_bo_move_notify(): VM mappings are
  * invalidated (the next VM update writes invalid entries) and the
@@ -142,8 +146,8 @@ struct amdgpu_ualink {
 	/**
 	 * @state_lock: protects @hw_up, @in_reset, @leaving, @reset_leave
 	 * and the changes of @state. Taken by the GPU reset path
-	 * (amdgpu_ualink_pre_reset()): never held while waiting for GPU work
-	 * (a revocation), which only the reset may end.
+	 * (amdgpu_ualink_pre_reset()): never held while leaving the pod,
+	 * which takes buffers' reservations.
 	 */
 	struct mutex state_lock;
 	/** @hw_up: between hw_init (or resume) and hw_fini (or suspend) */
@@ -365,19 +369,24 @@ static void amdgpu_ualink_revoke_locked(struct amdgpu_ualink *ualink,
 }
 
 /*
- * Revocation waits for the GPU work that uses the buffer first, then moves
- * it to its dead resource. (A GPU reset revokes from a worker, whose wait
- * the reset ends.)
+ * Revocation moves the buffer to its dead resource at once, which
+ * invalidates its VM mappings: no submission from now on reaches the
+ * range. Work submitted before may still do; its fences go to the core,
+ * which releases the range once they signalled (bounded). Without memory
+ * for a fence array the core assumes work runs until the bound.
  */
-static void amdgpu_ualink_revoke(void *priv, void *obj)
+static struct dma_fence *amdgpu_ualink_revoke(void *priv, void *obj)
 {
 	struct amdgpu_bo *abo = obj;
+	struct dma_fence *fence;
+	int ret;
 
 	WARN_ON(amdgpu_bo_reserve(abo, true));
-	dma_resv_wait_timeout(abo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
-			      false, MAX_SCHEDULE_TIMEOUT);
 	amdgpu_ualink_revoke_locked(to_ualink(priv), abo);
+	ret = dma_resv_get_singleton(abo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
+				     &fence);
 	amdgpu_bo_unreserve(abo);
+	return ret ? ERR_PTR(ret) : fence;
 }
 
 static const struct amdgpu_ualink_dev_ops amdgpu_ualink_dev_ops = {
@@ -844,9 +853,9 @@ static void amdgpu_ualink_settle(struct amdgpu_ualink *ualink)
 
 /*
  * Leave the pod, after amdgpu_ualink_refuse() said so: every grant dropped
- * and unpinned, every import revoked, peers told. Revoking waits for the
- * GPU work on an import, which only a GPU reset may end: never with
- * @state_lock held, which the reset path takes.
+ * and unpinned, every import revoked, peers told. Unpinning and revoking
+ * take buffers' reservations: never with @state_lock held, which the reset
+ * path takes.
  */
 static void amdgpu_ualink_leave(struct amdgpu_ualink *ualink)
 {
@@ -1095,8 +1104,8 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
  * The device stops granting at once, and nothing touches the UALink IP
  * while the ASIC resets (the mailbox is quiesced until the reset's
  * hw_init). Leaving the pod (grants dropped, imports revoked, peers told)
- * waits for the end of the reset, which ends the GPU work that revoking
- * waits for: it runs from a worker queued by amdgpu_ualink_post_reset().
+ * waits for the end of the reset, as it takes buffers' reservations: it
+ * runs from a worker queued by amdgpu_ualink_post_reset().
  */
 void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 {

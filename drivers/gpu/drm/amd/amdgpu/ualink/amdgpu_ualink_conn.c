@@ -492,9 +492,9 @@ void amdgpu_ualink_conn_answer(struct amdgpu_ualink_peer *peer,
 
 	lockdep_assert_held(&peer->lock);
 
-	/* the header is not the handler's to change */
+	/* the header is not the handler's to change, but for "release later" */
 	rsp->version = hdr.version;
-	rsp->flags = hdr.flags;
+	rsp->flags = hdr.flags | (rsp->flags & AMDGPU_UALINK_MSG_F_LATER);
 	rsp->sender = hdr.sender;
 	rsp->receiver = hdr.receiver;
 	rsp->txn = hdr.txn;

@@ -2,6 +2,7 @@
 
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/wait_bit.h>
 
 #include <drm/drm_print.h>
 
@@ -30,7 +31,7 @@ static void dev_request(void *priv, u16 peer, const struct amdgpu_ualink_msg *re
 	struct amdgpu_ualink_dev *dev = priv;
 
 	if (req->type == AMDGPU_UALINK_MSG_NPA_REVOKE)
-		amdgpu_ualink_import_revoke(dev, peer, req);
+		amdgpu_ualink_import_revoke(dev, peer, req, rsp);
 	else
 		amdgpu_ualink_export_request(dev, peer, req, rsp);
 }
@@ -180,6 +181,14 @@ void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev)
 		amdgpu_ualink_import_peer_gone(dev, peer);
 	}
 	amdgpu_ualink_export_wait_ungranted(dev);
+	/* the imports' buffers are dead (their kill work revoked them) */
+	mutex_lock(&dev->lock);
+	while (dev->revoking) {
+		mutex_unlock(&dev->lock);
+		wait_var_event(&dev->revoking, !READ_ONCE(dev->revoking));
+		mutex_lock(&dev->lock);
+	}
+	mutex_unlock(&dev->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_reset);
 

@@ -19,6 +19,7 @@
 #include "amdgpu_ualink_pt.h"
 #include "amdgpu_ualink_window.h"
 
+struct dma_fence;
 struct drm_printer;
 
 /**
@@ -27,9 +28,13 @@ struct drm_printer;
  * Buffers are opaque to the core (``void *obj``). All callbacks may sleep.
  * @pin, @unpin, @cursor, @allow and (sometimes) @get and @member are
  * called with &amdgpu_ualink_dev.lock held, @put, @deny, @shootdown and
- * @revoke without it.
- * None may import, export or destroy an export: they run on the mailbox's
- * worker.
+ * @revoke without it. None may import, export or destroy an export.
+ *
+ * @revoke runs on the device's workqueue, never on the mailbox's worker:
+ * it may wait for a buffer's reservation, and the core calls
+ * amdgpu_ualink_might_block() before it, which lockdep reports on the
+ * worker. @pin still runs on the worker, at a range's first importer
+ * (see the Export DOC).
  *
  * An export holds a reference (@get) to its buffer for as long as it pins
  * it, and drops it (@put) after @unpin: a grant being undone on the worker
@@ -90,13 +95,20 @@ struct amdgpu_ualink_dev_ops {
 	 */
 	int (*shootdown)(void *priv, u16 importer, u64 npa, u64 size);
 	/**
-	 * @revoke: the exporter withdrew the memory behind imported @obj:
-	 * turn it dead (invalidate its GPU mappings and attachments). Called
-	 * under &amdgpu_ualink_dev.revoke_lock, which
-	 * amdgpu_ualink_import_set_obj() takes too, so @obj is valid until
-	 * the driver detached it from its import.
+	 * @revoke: the memory behind imported @obj is withdrawn (the
+	 * exporter revoked it, reset or went away, or we did): turn @obj
+	 * dead without waiting for the GPU, so that no GPU work submitted
+	 * from now on reaches the range (invalidate its GPU mappings and
+	 * attachments). Returns, with a reference, a fence that signals once
+	 * the work submitted before is done, NULL when there is none, or an
+	 * ERR_PTR when that cannot be known (the core then assumes work runs
+	 * until its bound, see amdgpu_ualink_import_revoke()). Called on the
+	 * device's workqueue, never the mailbox's worker, under
+	 * &amdgpu_ualink_dev.revoke_lock, which amdgpu_ualink_import_set_obj()
+	 * takes too, so @obj is valid until the driver detached it from its
+	 * import.
 	 */
-	void (*revoke)(void *priv, void *obj);
+	struct dma_fence *(*revoke)(void *priv, void *obj);
 };
 
 /**
@@ -124,9 +136,19 @@ struct amdgpu_ualink_dev {
 	/** @revoke_lock: serialises the revoke callback and import buffers */
 	struct mutex revoke_lock;
 	/**
-	 * @lock: protects @exports, @export_list, @ended, @imports, every
-	 * export's access set and range, every import's state, and the
-	 * counters below
+	 * @revoke_timeout: jiffies, see amdgpu_ualink_revoke_timeout(); 0 for
+	 * the module parameter
+	 */
+	unsigned long revoke_timeout;
+	/**
+	 * @revoking: imports killed whose buffer is not yet revoked, under
+	 * @lock; amdgpu_ualink_dev_reset() waits for 0
+	 */
+	unsigned int revoking;
+	/**
+	 * @lock: protects @exports, @export_list, @ended, @draining,
+	 * @imports, every export's access set and range, every import's
+	 * state, and the counters below
 	 */
 	struct mutex lock;
 	/** @exports: &struct amdgpu_ualink_export by handle */
@@ -135,6 +157,8 @@ struct amdgpu_ualink_dev {
 	struct list_head export_list;
 	/** @ended: exports amdgpu_ualink_export_end() left to @end_work */
 	struct list_head ended;
+	/** @draining: ending exports whose importers are being revoked */
+	struct list_head draining;
 	/** @end_work: finishes the exports in @ended, on @wq */
 	struct work_struct end_work;
 	/** @imports: &struct amdgpu_ualink_import by handle */
@@ -152,6 +176,16 @@ struct amdgpu_ualink_dev {
 	unsigned int num_imports;
 	/** @shootdown_errors: shootdowns an importer did not acknowledge */
 	atomic_t shootdown_errors;
+	/**
+	 * @revoke_timeouts: revoked imports released while GPU work on them
+	 * still ran, after amdgpu_ualink_revoke_timeout()
+	 */
+	atomic_t revoke_timeouts;
+	/**
+	 * @release_timeouts: ended exports whose importers did not all
+	 * release in time after NPA_REVOKE, and were shut out at the fabric
+	 */
+	atomic_t release_timeouts;
 };
 
 /**
@@ -198,10 +232,12 @@ struct amdgpu_ualink_import {
 	bool in_table;
 	bool revoked;
 	bool unsure;
+	bool tell;
 	int error;
 	struct amdgpu_ualink_req req;
 	struct amdgpu_ualink_req release_req;
 	struct work_struct release;
+	struct work_struct kill;
 };
 
 /**
@@ -222,6 +258,8 @@ struct amdgpu_ualink_dev_counts {
 
 /* amdgpu_ualink_import_get() found our own handle */
 #define AMDGPU_UALINK_IMPORT_LOCAL	1
+
+unsigned long amdgpu_ualink_revoke_timeout(struct amdgpu_ualink_dev *dev);
 
 int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 			   const struct amdgpu_ualink_dev_ops *ops, void *priv,
@@ -268,7 +306,8 @@ void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
 void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer);
 void amdgpu_ualink_export_wait_ungranted(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
-				 const struct amdgpu_ualink_msg *req);
+				 const struct amdgpu_ualink_msg *req,
+				 struct amdgpu_ualink_msg *rsp);
 void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer);
 int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev);

@@ -50,14 +50,20 @@
  * being undone never reaches a freed buffer, whatever the driver does.
  *
  * amdgpu_ualink_export_destroy() ends an export: no new importer finds it,
- * every member of the access set is sent NPA_REVOKE and answers with
- * NPA_RELEASE once its buffer is dead (or its connection ends, or the
- * request times out); then every member is denied and shot down as above,
- * and the range unmapped. Removals that the mailbox's worker is undoing at
- * the same time (a release, a lost peer) are waited for until the worker
- * is done with them, unpin and reference included: the wait ends on a
- * count the undoer drops last, and it is read under the lock the undoer
- * holds while it drops it.
+ * every member of the access set is sent NPA_REVOKE and answers at once.
+ * An importer whose GPU work still uses the range says it will release
+ * later (%AMDGPU_UALINK_MSG_F_LATER) and does so with an NPA_RELEASE
+ * request of its own once that work is done; the memory stays pinned and
+ * mapped for it until then, or for ``revoke_timeout_ms`` plus one mailbox
+ * timeout at most. Then every member still in the set is denied and shot
+ * down as above, the range unmapped and the buffer unpinned: GPU work of
+ * an importer that outlives the bound faults at our fabric. Releases and
+ * lost peers still take importers out of an ending export (it stays in
+ * the table for them, and on &amdgpu_ualink_dev.draining). Removals that
+ * the mailbox's worker is undoing at the same time are waited for until
+ * the worker is done with them, unpin and reference included: the wait
+ * ends on a count the undoer drops last, and it is read under the lock
+ * the undoer holds while it drops it.
  *
  * amdgpu_ualink_export_end() does the same in two halves: under the lock,
  * at once, the handle stops resolving and the access set becomes the
@@ -94,6 +100,8 @@ struct amdgpu_ualink_export {
 	unsigned int nr_undoing;
 	/* pinned for importers, with a reference to @obj (ops->get) */
 	bool pinned;
+	/* ended: found by importers' releases only, no longer granted */
+	bool ended;
 };
 
 /*
@@ -127,6 +135,7 @@ int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
 {
 	INIT_LIST_HEAD(&dev->export_list);
 	INIT_LIST_HEAD(&dev->ended);
+	INIT_LIST_HEAD(&dev->draining);
 	INIT_WORK(&dev->end_work, export_end_work);
 	return rhashtable_init(&dev->exports, &export_params);
 }
@@ -141,12 +150,22 @@ void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev)
 	rhashtable_destroy(&dev->exports);
 }
 
+/* A live export, or (@ended) one whose importers are still leaving. */
+static struct amdgpu_ualink_export *__export_find(struct amdgpu_ualink_dev *dev,
+						  const u64 handle[2], bool ended)
+{
+	struct amdgpu_ualink_export *exp;
+
+	lockdep_assert_held(&dev->lock);
+
+	exp = rhashtable_lookup_fast(&dev->exports, handle, export_params);
+	return exp && (ended || !exp->ended) ? exp : NULL;
+}
+
 static struct amdgpu_ualink_export *export_find(struct amdgpu_ualink_dev *dev,
 						const u64 handle[2])
 {
-	lockdep_assert_held(&dev->lock);
-
-	return rhashtable_lookup_fast(&dev->exports, handle, export_params);
+	return __export_find(dev, handle, false);
 }
 
 /**
@@ -189,7 +208,7 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 				  ~(u64)(AMDGPU_UALINK_MAX_ACCELS - 1)) | dev->id;
 		exp->handle[1] = get_random_u64();
 	} while ((!exp->handle[0] && !exp->handle[1]) ||
-		 export_find(dev, exp->handle));
+		 __export_find(dev, exp->handle, true));
 	ret = rhashtable_insert_fast(&dev->exports, &exp->node, export_params);
 	if (ret) {
 		kfree(exp);
@@ -525,7 +544,10 @@ unlock:
 	export_put_obj(dev, unpinned);
 }
 
-/* NPA_RELEASE from @peer: it no longer uses the range. */
+/*
+ * NPA_RELEASE from @peer: it no longer uses the range, by its last
+ * reference or, after our NPA_REVOKE, once its GPU work on it is done.
+ */
 static void export_release(struct amdgpu_ualink_dev *dev, u16 peer,
 			   const struct amdgpu_ualink_msg *req)
 {
@@ -534,7 +556,7 @@ static void export_release(struct amdgpu_ualink_dev *dev, u16 peer,
 	bool found = false;
 
 	mutex_lock(&dev->lock);
-	exp = export_find(dev, req->handle);
+	exp = __export_find(dev, req->handle, true);
 	if (exp && test_bit(peer, exp->access) &&
 	    exp->range->node.start == req->npa &&
 	    exp->range->node.size == req->size) {
@@ -578,17 +600,22 @@ static void export_remove_where(struct amdgpu_ualink_dev *dev,
 	struct access_removal r;
 	unsigned int peer;
 
+	struct list_head *lists[] = { &dev->export_list, &dev->draining };
+	unsigned int i;
+
 	mutex_lock(&dev->lock);
 again:
-	list_for_each_entry(exp, &dev->export_list, link) {
-		for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
-			if (!gone(dev, arg, peer))
-				continue;
-			access_remove(dev, exp, peer, &r);
-			mutex_unlock(&dev->lock);
-			access_undo(dev, &r);
-			mutex_lock(&dev->lock);
-			goto again;
+	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+		list_for_each_entry(exp, lists[i], link) {
+			for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
+				if (!gone(dev, arg, peer))
+					continue;
+				access_remove(dev, exp, peer, &r);
+				mutex_unlock(&dev->lock);
+				access_undo(dev, &r);
+				mutex_lock(&dev->lock);
+				goto again;
+			}
 		}
 	}
 	mutex_unlock(&dev->lock);
@@ -679,8 +706,9 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_detach);
 
 /*
  * The first half of ending an export, under the lock: its handle no longer
- * resolves, and its access set is the ender's (nobody else finds the
- * export to change it). Returns NULL when the buffer had no export.
+ * resolves for imports, and no importer joins its access set again (it
+ * stays in the table for the releases of those in it). Returns NULL when
+ * the buffer had no export.
  */
 static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
 						  void **slot)
@@ -693,23 +721,51 @@ static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
 	*slot = NULL;
 	if (!exp)
 		return NULL;
-	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
+	exp->ended = true;
 	list_del(&exp->link);
 	dev->num_exports--;
 	return exp;
 }
 
-/* The second half, without the lock: revoke, wait, undo, free. */
+/* An NPA_REVOKE to one importer of an ending export. */
+struct revocation {
+	struct amdgpu_ualink_req req;
+	u16 peer;
+};
+
+/* Have all importers that said they release later released? */
+static bool revoked_released(struct amdgpu_ualink_export *exp,
+			     const struct revocation *revs, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!revs[i].req.status &&
+		    (revs[i].req.rsp.flags & AMDGPU_UALINK_MSG_F_LATER) &&
+		    test_bit(revs[i].peer, exp->access))
+			return false;
+	return true;
+}
+
+/*
+ * The second half, without the lock: revoke, wait for the releases, undo,
+ * unpin, free.
+ */
 static void export_finish(struct amdgpu_ualink_dev *dev,
 			  struct amdgpu_ualink_export *exp)
 {
-	struct amdgpu_ualink_req *reqs;
+	DECLARE_BITMAP(members, AMDGPU_UALINK_MAX_ACCELS);
+	unsigned int timeout_ms, retries, n, i, peer;
+	struct revocation *revs;
 	struct access_removal r;
-	unsigned int n, i, peer;
 	u64 npa = 0, size = 0;
+	long left;
 
 	mutex_lock(&dev->lock);
+	/* releases and lost peers may take importers out meanwhile */
+	list_add_tail(&exp->link, &dev->draining);
 	n = exp->nr_access;
+	bitmap_copy(members, exp->access, AMDGPU_UALINK_MAX_ACCELS);
 	if (n) {
 		npa = exp->range->node.start;
 		size = exp->range->node.size;
@@ -723,14 +779,15 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	 * importers are denied and shot down all the same) but leaves them
 	 * to find out at their next access.
 	 */
-	reqs = n ? kvcalloc(n, sizeof(*reqs), GFP_KERNEL) : NULL;
+	revs = n ? kvcalloc(n, sizeof(*revs), GFP_KERNEL) : NULL;
 	i = 0;
-	for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
+	for_each_set_bit(peer, members, AMDGPU_UALINK_MAX_ACCELS) {
 		struct amdgpu_ualink_req *req;
 
-		if (!reqs)
+		if (!revs)
 			break;
-		req = &reqs[i++];
+		revs[i].peer = peer;
+		req = &revs[i++].req;
 		req->msg.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
 		req->msg.handle[0] = exp->handle[0];
 		req->msg.handle[1] = exp->handle[1];
@@ -738,14 +795,22 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 		req->msg.size = size;
 		/* one that cannot be sent is done at once */
 		if (amdgpu_ualink_mbox_submit(dev->mbox, peer, req)) {
+			req->status = -ENOLINK;
 			init_completion(&req->done);
 			complete_all(&req->done);
 		}
 	}
+	/* the answers say they heard it; their releases follow their GPU work */
+	for (i = 0; revs && i < n; i++)
+		wait_for_completion(&revs[i].req.done);
+	if (revs) {
+		amdgpu_ualink_mbox_get_timeout(dev->mbox, &timeout_ms, &retries);
+		left = amdgpu_ualink_revoke_timeout(dev) + msecs_to_jiffies(timeout_ms);
+		if (!wait_var_event_timeout(exp, revoked_released(exp, revs, n), left))
+			atomic_inc(&dev->release_timeouts);
+	}
+	kvfree(revs);
 	/* whatever the answers, or none: the importers go */
-	for (i = 0; reqs && i < n; i++)
-		wait_for_completion(&reqs[i].done);
-	kvfree(reqs);
 	mutex_lock(&dev->lock);
 	while (exp->nr_access) {
 		access_remove(dev, exp,
@@ -754,6 +819,8 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 		access_undo(dev, &r);
 		mutex_lock(&dev->lock);
 	}
+	list_del(&exp->link);
+	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
 	mutex_unlock(&dev->lock);
 
 	/*
@@ -821,18 +888,21 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_end);
  * @dev: the exporting device
  * @slot: the driver's place for the export in the buffer; emptied
  *
- * Called when the buffer's last GEM handle goes. Every importer is asked to
- * drop the memory (NPA_REVOKE) and the answers are awaited, each bounded by
- * the mailbox timeout and not cut short by signals (this runs at process
- * exit too); then every importer is denied by the fabric and shot down,
- * the range unmapped and freed, and the buffer unpinned. Removals the
- * mailbox's worker is undoing meanwhile are waited for as well. When this
- * returns, the buffer is unpinned and the core no longer touches it, but
- * for dropping the pin's reference (&amdgpu_ualink_dev_ops.put), which may
- * then be the last one and free the buffer on the worker. Nothing if the buffer was never exported.
+ * Every importer is asked to drop the memory (NPA_REVOKE); the answers,
+ * and the releases of importers whose GPU work still uses it, are awaited,
+ * bounded (see the Export DOC) and not cut short by signals; then every
+ * importer left is denied by the fabric and shot down, the range unmapped
+ * and freed, and the buffer unpinned. Removals the mailbox's worker is
+ * undoing meanwhile are waited for as well. When this returns, the buffer
+ * is unpinned and the core no longer touches it, but for dropping the
+ * pin's reference (&amdgpu_ualink_dev_ops.put), which may then be the last
+ * one and free the buffer on the worker. Nothing if the buffer was never
+ * exported. A driver whose users must not wait for importers' GPU work
+ * (a process exit, say) uses amdgpu_ualink_export_end().
  *
  * Context: process context, not with the buffer reserved, not from the
- * mailbox's callbacks; sleeps up to the mailbox timeout.
+ * mailbox's callbacks; sleeps up to ``revoke_timeout_ms`` plus twice the
+ * mailbox timeout.
  */
 void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
 {

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
 #include <kunit/visibility.h>
+#include <linux/dma-fence.h>
 #include <linux/export.h>
+#include <linux/moduleparam.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
+#include <linux/wait_bit.h>
 
 #include <drm/drm_print.h>
 
@@ -43,14 +46,46 @@
  * so a release never takes a new grant away.
  *
  * The exporter's NPA_REVOKE, or the end of its connection, makes an import
- * DEAD: it leaves the table (a later import of the handle asks anew), the
- * driver's revoke callback kills its buffer, and NPA_RELEASE answers the
- * revocation. A revocation that overtakes the grant it revokes (the answer
- * was queued behind it, or lost and answered again from the exporter's
- * cache) marks the import, which then fails with -ENOENT. The revoke
- * callback and amdgpu_ualink_import_set_obj() are serialised, so the driver
- * can free its buffer once it detached it.
+ * DEAD: it leaves the table (a later import of the handle asks anew). The
+ * mailbox's worker only marks it and answers; the rest is the import's
+ * kill work on the device's workqueue: the driver's revoke callback turns
+ * its buffer dead without waiting (no GPU work submitted from then on
+ * reaches the range) and hands back a fence for the work submitted before.
+ * After an NPA_REVOKE, NPA_RELEASE goes to the exporter once that fence
+ * signals, or after at most ``revoke_timeout_ms`` (a module parameter,
+ * 10 s by default) if it does not: the exporter keeps the memory for us
+ * until then, and then denies us at its fabric whether or not we released
+ * (see the Export DOC), so that GPU work still running after the bound
+ * faults at the fabric instead of reaching memory that moved on. After the
+ * end of a connection nothing is sent. A revocation that overtakes the
+ * grant it revokes (the answer was queued behind it, or lost and answered
+ * again from the exporter's cache) marks the import, which then fails with
+ * -ENOENT. The revoke callback and amdgpu_ualink_import_set_obj() are
+ * serialised, so the driver can free its buffer once it detached it.
  */
+
+static void import_kill_work(struct work_struct *work);
+
+static unsigned int revoke_timeout_ms = 10000;
+module_param(revoke_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(revoke_timeout_ms,
+		 "Longest time GPU work on a revoked import may keep its exporter's memory (default 10000)");
+
+/**
+ * amdgpu_ualink_revoke_timeout - how long a revoked import may stay in use
+ * @dev: the device
+ *
+ * An importer sends NPA_RELEASE at the latest this long after an
+ * NPA_REVOKE; an exporter waits for it this long plus one mailbox timeout.
+ *
+ * Returns: &amdgpu_ualink_dev.revoke_timeout, or when that is 0 the
+ * ``revoke_timeout_ms`` module parameter, in jiffies.
+ */
+unsigned long amdgpu_ualink_revoke_timeout(struct amdgpu_ualink_dev *dev)
+{
+	return READ_ONCE(dev->revoke_timeout) ?:
+	       msecs_to_jiffies(READ_ONCE(revoke_timeout_ms));
+}
 
 static const struct rhashtable_params import_params = {
 	.key_len = sizeof_field(struct amdgpu_ualink_import, handle),
@@ -262,8 +297,15 @@ void amdgpu_ualink_import_set_obj(struct amdgpu_ualink_import *imp, void *obj)
 	imp->obj = obj;
 	dead = imp->state == AMDGPU_UALINK_IMPORT_DEAD;
 	mutex_unlock(&dev->lock);
-	if (dead && obj)
-		dev->ops->revoke(dev->priv, obj);
+	if (dead && obj) {
+		struct dma_fence *fence;
+
+		/* a buffer made for a dead import has no GPU work yet */
+		amdgpu_ualink_might_block();
+		fence = dev->ops->revoke(dev->priv, obj);
+		if (!IS_ERR_OR_NULL(fence))
+			dma_fence_put(fence);
+	}
 	mutex_unlock(&dev->revoke_lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_import_set_obj);
@@ -280,6 +322,7 @@ static struct amdgpu_ualink_import *import_new(struct amdgpu_ualink_dev *dev,
 	imp->handle[1] = handle[1];
 	kref_init(&imp->ref);
 	INIT_WORK(&imp->release, import_release_work);
+	INIT_WORK(&imp->kill, import_kill_work);
 	/* a submission that fails completes it without the mailbox */
 	init_completion(&imp->req.done);
 	imp->req.msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
@@ -433,34 +476,77 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_get);
 
 /*
  * Make a READY import dead (one whose request was answered is settled
- * first). Device lock held. Returns the import with a reference when its
- * buffer must be revoked: not one being released (no reference left),
- * whose release answers for it.
+ * first) and queue its kill work, which holds a reference; @tell: send
+ * NPA_RELEASE once its GPU work is done. Device lock held. Not one being
+ * released (no reference left): its release answers for it. Returns true
+ * when it was killed here.
  */
-static struct amdgpu_ualink_import *import_kill(struct amdgpu_ualink_dev *dev,
-						struct amdgpu_ualink_import *imp,
-						int error)
+static bool import_kill(struct amdgpu_ualink_dev *dev,
+			struct amdgpu_ualink_import *imp, int error, bool tell)
 {
 	lockdep_assert_held(&dev->lock);
 
 	import_settle(dev, imp);
 	if (imp->state != AMDGPU_UALINK_IMPORT_READY ||
 	    !kref_get_unless_zero(&imp->ref))
-		return NULL;
+		return false;
 	imp->state = AMDGPU_UALINK_IMPORT_DEAD;
 	imp->error = error;
+	imp->tell = tell;
 	import_unlist(dev, imp);
-	return imp;
+	dev->revoking++;
+	queue_work(dev->wq, &imp->kill);
+	return true;
 }
 
-/* Revoke the buffer of a killed import, and drop the kill's reference. */
-static void import_revoke_obj(struct amdgpu_ualink_dev *dev,
-			      struct amdgpu_ualink_import *imp)
+/*
+ * The kill work: revoke the buffer without waiting, then (after an
+ * NPA_REVOKE) wait for the GPU work submitted before, at most the bound,
+ * and release. Never on the mailbox's worker: the revoke callback may
+ * wait for the buffer's reservation, and the fence for the GPU.
+ */
+static void import_kill_work(struct work_struct *work)
 {
+	struct amdgpu_ualink_import *imp =
+		container_of(work, struct amdgpu_ualink_import, kill);
+	struct amdgpu_ualink_dev *dev = imp->dev;
+	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+	struct amdgpu_ualink_req *req = &imp->release_req;
+	struct dma_fence *fence = NULL;
+	long left;
+
+	amdgpu_ualink_might_block();
 	mutex_lock(&dev->revoke_lock);
 	if (imp->obj)
-		dev->ops->revoke(dev->priv, imp->obj);
+		fence = dev->ops->revoke(dev->priv, imp->obj);
 	mutex_unlock(&dev->revoke_lock);
+	mutex_lock(&dev->lock);
+	if (!--dev->revoking)
+		wake_up_var(&dev->revoking);
+	mutex_unlock(&dev->lock);
+
+	if (imp->tell) {
+		left = amdgpu_ualink_revoke_timeout(dev);
+		if (IS_ERR(fence))	/* unknown: as if busy till the bound */
+			schedule_timeout_uninterruptible(left);
+		else if (fence)
+			left = dma_fence_wait_timeout(fence, false, left);
+		if (!left) {
+			atomic_inc(&dev->revoke_timeouts);
+			pr_warn_ratelimited("amdgpu_ualink: accelerator %u: GPU work on a revoked import outlived revoke_timeout_ms\n",
+					    dev->id);
+		}
+		memset(req, 0, sizeof(*req));
+		req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
+		req->msg.handle[0] = imp->handle[0];
+		req->msg.handle[1] = imp->handle[1];
+		req->msg.npa = imp->npa;
+		req->msg.size = imp->size;
+		if (!amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
+			wait_for_completion(&req->done);
+	}
+	if (!IS_ERR_OR_NULL(fence))
+		dma_fence_put(fence);
 	amdgpu_ualink_import_put(imp);
 }
 
@@ -468,15 +554,20 @@ static void import_revoke_obj(struct amdgpu_ualink_dev *dev,
  * amdgpu_ualink_import_revoke - the exporter withdraws a range
  * @dev: the importing device
  * @peer: the exporter
- * @req: its NPA_REVOKE, answered with NPA_RELEASE by the mailbox
+ * @req: its NPA_REVOKE
+ * @rsp: the answer (NPA_RELEASE of the range), sent at once by the mailbox
  *
+ * Marks the import dead and queues its kill work, which releases the range
+ * once the GPU is done with it (bounded, see the Import DOC); the answer
+ * then says so (%AMDGPU_UALINK_MSG_F_LATER). Never waits.
  * An import still waiting for its grant is marked instead: the revocation
  * overtook the grant, which then fails the import with -ENOENT.
  */
 void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
-				 const struct amdgpu_ualink_msg *req)
+				 const struct amdgpu_ualink_msg *req,
+				 struct amdgpu_ualink_msg *rsp)
 {
-	struct amdgpu_ualink_import *imp, *dead = NULL;
+	struct amdgpu_ualink_import *imp;
 
 	mutex_lock(&dev->lock);
 	imp = rhashtable_lookup_fast(&dev->imports, req->handle, import_params);
@@ -484,11 +575,10 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
 		import_settle(dev, imp);
 	if (imp && imp->state == AMDGPU_UALINK_IMPORT_PENDING)
 		imp->revoked = true;	/* the grant it waits for turns it dead */
-	else if (imp && imp->npa == req->npa && imp->size == req->size)
-		dead = import_kill(dev, imp, -ENOENT);
+	else if (imp && imp->npa == req->npa && imp->size == req->size &&
+		 import_kill(dev, imp, -ENOENT, true))
+		rsp->flags |= AMDGPU_UALINK_MSG_F_LATER;
 	mutex_unlock(&dev->lock);
-	if (dead)
-		import_revoke_obj(dev, dead);
 }
 
 /**
@@ -503,29 +593,20 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
  */
 void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 {
-	struct amdgpu_ualink_import *imp, *dead[16];
+	struct amdgpu_ualink_import *imp;
 	struct rhashtable_iter iter;
-	unsigned int n;
 
-	do {	/* the callbacks run unlocked, a few at a time */
-		n = 0;
-		mutex_lock(&dev->lock);
-		rhashtable_walk_enter(&dev->imports, &iter);
-		rhashtable_walk_start(&iter);
-		while (n < ARRAY_SIZE(dead) && (imp = rhashtable_walk_next(&iter))) {
-			if (IS_ERR(imp) ||
-			    (imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1)) != peer)
-				continue;
-			dead[n] = import_kill(dev, imp, -ENOLINK);
-			if (dead[n])
-				n++;
-		}
-		rhashtable_walk_stop(&iter);
-		rhashtable_walk_exit(&iter);
-		mutex_unlock(&dev->lock);
-		while (n)
-			import_revoke_obj(dev, dead[--n]);
-	} while (imp);
+	mutex_lock(&dev->lock);
+	rhashtable_walk_enter(&dev->imports, &iter);
+	rhashtable_walk_start(&iter);
+	while ((imp = rhashtable_walk_next(&iter))) {
+		if (!IS_ERR(imp) &&
+		    (imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1)) == peer)
+			import_kill(dev, imp, -ENOLINK, false);
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	mutex_unlock(&dev->lock);
 }
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_import_peer_gone);
 

@@ -2,6 +2,7 @@
 
 #include <linux/export.h>
 #include <linux/jiffies.h>
+#include <linux/lockdep.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -67,6 +68,41 @@ static unsigned int mbox_retries = AMDGPU_UALINK_MBOX_RETRIES;
 module_param(mbox_retries, uint, 0644);
 MODULE_PARM_DESC(mbox_retries,
 		 "Retransmissions of a mailbox request within its time, for nodes created afterwards (default 3)");
+
+#ifdef CONFIG_LOCKDEP
+/* held, for reading, by the worker: what may block must not run there */
+static struct lockdep_map mbox_worker_map = {
+	.name = "amdgpu_ualink_mbox_worker",
+};
+
+#define worker_begin()	lock_map_acquire_read(&mbox_worker_map)
+#define worker_end()	lock_map_release(&mbox_worker_map)
+#else
+#define worker_begin()	do { } while (0)
+#define worker_end()	do { } while (0)
+#endif
+
+/**
+ * amdgpu_ualink_might_block - about to wait for a user or the GPU
+ *
+ * The mailbox's worker answers every peer of a node and runs its timers:
+ * it must never wait for anything a user or GPU work decides the length
+ * of (a buffer's reservation, a fence, pinning that may evict), or one
+ * user's job could make the node fall silent for the whole pod. The core
+ * calls this before such waits; lockdep reports a call from the worker,
+ * and from under a lock the worker takes, which would make it wait as well.
+ *
+ * Context: process context.
+ */
+void amdgpu_ualink_might_block(void)
+{
+	might_sleep();
+#ifdef CONFIG_LOCKDEP
+	lock_map_acquire(&mbox_worker_map);
+	lock_map_release(&mbox_worker_map);
+#endif
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_might_block);
 
 /*
  * May the transport be used? Holds hw_sem for reading until hw_end() if
@@ -528,6 +564,7 @@ static void rx_work(struct work_struct *work)
 	unsigned int n = 0;
 	unsigned long id;
 
+	worker_begin();
 	for_each_set_bit(id, mbox->bells, AMDGPU_UALINK_MAX_ACCELS) {
 		clear_bit(id, mbox->bells);
 		/*
@@ -547,6 +584,7 @@ static void rx_work(struct work_struct *work)
 	}
 	if (!bitmap_empty(mbox->bells, AMDGPU_UALINK_MAX_ACCELS))
 		queue_work(mbox->wq, &mbox->rx_work);
+	worker_end();
 }
 
 /**
@@ -595,6 +633,7 @@ static void tick_work(struct work_struct *work)
 	/* quiesced: deadlines are looked at again on resume */
 	if (READ_ONCE(mbox->quiesced))
 		return;
+	worker_begin();
 	xa_for_each(&mbox->peers, index, peer) {
 		event = -1;
 		mutex_lock(&peer->lock);
@@ -612,6 +651,7 @@ static void tick_work(struct work_struct *work)
 	}
 	if (busy)
 		amdgpu_ualink_tick_arm(mbox);
+	worker_end();
 }
 
 /**

@@ -223,6 +223,7 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 			  const struct amdgpu_ualink_mbox_handlers *handlers,
 			  void *handlers_priv);
 void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox);
+void amdgpu_ualink_might_block(void);
 void amdgpu_ualink_mbox_doorbell(struct amdgpu_ualink_mbox *mbox, u16 peer);
 void amdgpu_ualink_mbox_flush(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_quiesce(struct amdgpu_ualink_mbox *mbox);

@@ -24,7 +24,8 @@
  *
  *	offset  size  field
  *	     0     4  bits 9..0 type, bits 23..16 protocol version,
- *	              bits 31..24 flags (bit 24: response)
+ *	              bits 31..24 flags (bit 24: response, bit 25:
+ *	              release later)
  *	     4     4  bits 9..0 sender ID, bits 25..16 receiver ID
  *	     8     4  transaction number
  *	    12     4  NPA_FAIL reason
@@ -47,7 +48,10 @@
  * importer's NPA_RELEASE by the exporter's NPA_REVOKE, each with the
  * response flag, so that neither is lost silently. The flag tells a new
  * request from an answer even when the two sides' transaction numbers
- * happen to be equal.
+ * happen to be equal. An importer whose GPU work still uses the range
+ * answers NPA_REVOKE at once all the same, with the "release later" flag,
+ * and sends its own NPA_RELEASE request once that work is done: its
+ * mailbox never waits for the GPU.
  *
  * amdgpu_ualink_msg_decode() checks what a message says on its own (CRC,
  * version, type, reserved bits, unused fields, reason);
@@ -119,8 +123,12 @@ static bool msg_unused_set(const struct amdgpu_ualink_msg *msg, u8 uses)
 static bool msg_flags_ok(const struct amdgpu_ualink_msg *msg, u8 uses)
 {
 	bool response = msg->flags & AMDGPU_UALINK_MSG_F_RESPONSE;
+	u8 known = AMDGPU_UALINK_MSG_F_RESPONSE;
 
-	return !(msg->flags & ~AMDGPU_UALINK_MSG_F_RESPONSE) &&
+	/* "release later" answers an NPA_REVOKE, with an NPA_RELEASE */
+	if (response && msg->type == AMDGPU_UALINK_MSG_NPA_RELEASE)
+		known |= AMDGPU_UALINK_MSG_F_LATER;
+	return !(msg->flags & ~known) &&
 	       !(response && (uses & IS_REQUEST)) &&
 	       !(!response && (uses & IS_RESPONSE));
 }

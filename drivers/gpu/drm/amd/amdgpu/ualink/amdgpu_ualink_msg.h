@@ -17,6 +17,12 @@
 
 /* The message answers the request with the same transaction number. */
 #define AMDGPU_UALINK_MSG_F_RESPONSE	BIT(0)
+/*
+ * On the NPA_RELEASE that answers an NPA_REVOKE only: the importer still
+ * has GPU work on the range, and its own NPA_RELEASE request follows once
+ * that work is done (or after its bound)
+ */
+#define AMDGPU_UALINK_MSG_F_LATER	BIT(1)
 
 /**
  * enum amdgpu_ualink_msg_type - message types, as in the public amdgpu patches
@@ -106,7 +112,10 @@ struct amdgpu_ualink_msg {
 	u16 type;
 	/** @version: protocol version */
 	u8 version;
-	/** @flags: %AMDGPU_UALINK_MSG_F_RESPONSE or 0 */
+	/**
+	 * @flags: %AMDGPU_UALINK_MSG_F_RESPONSE, with
+	 * %AMDGPU_UALINK_MSG_F_LATER on an NPA_RELEASE answer; or 0
+	 */
 	u8 flags;
 	/** @sender: accelerator ID of the sender */
 	u16 sender;

@@ -29,8 +29,11 @@
  *	gauges, ``<key> <value>`` per line: ``exports grants pins imports
  *	npa_bytes pt_tables tlb_entries fabric_faults``; all 0 when the
  *	accelerator exports and imports nothing (a fabric-only accelerator's
- *	heap counts as one export), but ``fabric_faults``, the accesses to
- *	its window the fabric refused so far
+ *	heap counts as one export), but the counters after them:
+ *	``fabric_faults``, the accesses to its window the fabric refused so
+ *	far; ``revoke_timeouts``, revoked imports released while GPU work on
+ *	them still ran (after ``revoke_timeout_ms``); ``release_timeouts``,
+ *	ended exports whose importers did not all release in time
  * ``node<id>/npa``
  *	write ``<npa> <bytes>`` (up to 4096) to read that many bytes at that
  *	NPA through the fabric as this accelerator, with no import involved:
@@ -111,6 +114,9 @@ static int counts_show(struct seq_file *m, void *data)
 	seq_printf(m, "npa_bytes %llu\npt_tables %lu\ntlb_entries %u\n",
 		   c.npa_bytes, tables, amdgpu_ualink_vpod_tlb_entries(node));
 	seq_printf(m, "fabric_faults %lld\n", atomic64_read(&node->faults));
+	seq_printf(m, "revoke_timeouts %d\nrelease_timeouts %d\n",
+		   atomic_read(&node->udev.revoke_timeouts),
+		   atomic_read(&node->udev.release_timeouts));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counts);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
 #include <linux/dma-buf.h>
+#include <linux/dma-fence.h>
 #include <linux/dma-mapping.h>
 #include <linux/fcntl.h>
 #include <linux/module.h>
@@ -47,12 +48,18 @@
  *   pool's move to a dead resource; the move callback flushes the
  *   accelerator's TLB for the range and notifies the dma-buf's attachments.
  *
+ * Emulated GPU work (DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB) is a fence in a
+ * buffer's reservation that signals when the user ends it or after its
+ * timeout, so that tests can keep an import busy while its exporter
+ * revokes it, as a long-running kernel would.
+ *
  * An export ends when the buffer's last GEM handle is closed: the DRM core
  * calls &drm_gem_object_funcs.handles_gone (patch "drm/gem: tell the
- * driver when an object's last handle is gone"), and the driver destroys
- * the export there. If a new handle is made for the buffer later (its
- * dma-buf is imported again), it has no export until it is exported again,
- * under a new UALink handle.
+ * driver when an object's last handle is gone"), and the driver ends the
+ * export there (amdgpu_ualink_export_end(): the handle stops resolving at
+ * once, the importers are revoked on the core's workqueue). If a new
+ * handle is made for the buffer later (its dma-buf is imported again), it
+ * has no export until it is exported again, under a new UALink handle.
  */
 
 #define VPOD_PL_NPA	TTM_PL_PRIV
@@ -76,6 +83,10 @@ struct amdgpu_ualink_vpod_drm {
 	 * import against attaching and detaching it (&amdgpu_ualink_import.obj)
 	 */
 	struct mutex import_lock;
+	/** @job_lock: protects @jobs and every buffer's &vpod_bo.job */
+	struct mutex job_lock;
+	/** @jobs: &struct vpod_job running on the device's buffers */
+	struct list_head jobs;
 };
 
 /* a buffer object of the emulated pod */
@@ -87,7 +98,21 @@ struct vpod_bo {
 	void *export;		/* the core's export of it */
 	struct amdgpu_ualink_import *imp;	/* an import: what it is */
 	bool revoked;		/* an import: revoked, under the reservation */
+	struct vpod_job *job;	/* running on it, under the device's job_lock */
 	struct amdgpu_ualink_dmabuf_slot slot;	/* an import: its dma-buf */
+};
+
+/*
+ * Emulated GPU work on a buffer: a fence in its reservation, signalled by
+ * DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB's END, its timeout, or the device's
+ * removal. Listed while it runs; holds a reference to the buffer.
+ */
+struct vpod_job {
+	struct dma_fence base;	/* first: the fence's release frees the job */
+	spinlock_t lock;	/* the fence's */
+	struct delayed_work timeout;
+	struct vpod_bo *bo;
+	struct list_head link;	/* in amdgpu_ualink_vpod_drm.jobs */
 };
 
 static struct vpod_bo *to_bo(struct drm_gem_object *obj)
@@ -238,7 +263,7 @@ static void vpod_gem_free(struct drm_gem_object *obj)
 	struct amdgpu_ualink_vpod_drm *vdev = bo_vdev(bo);
 
 	if (bo->export)	/* exported after its last handle went */
-		amdgpu_ualink_export_destroy(&vdev->node->udev, &bo->export);
+		amdgpu_ualink_export_end(&vdev->node->udev, &bo->export);
 	if (bo->imp) {
 		mutex_lock(&vdev->import_lock);
 		if (bo->imp->obj == bo)
@@ -252,18 +277,18 @@ static void vpod_gem_free(struct drm_gem_object *obj)
 /*
  * The handle count reached zero. A handle made since (PRIME import of a
  * dma-buf still around) keeps the export: it is decided under the lock
- * that handle creation takes, and the wait for importers comes after.
+ * that handle creation takes. The importers are revoked on the core's
+ * workqueue, so that closing a file never waits for another accelerator's
+ * GPU work (amdgpu_ualink_export_end()).
  */
 static void vpod_gem_handles_gone(struct drm_gem_object *obj)
 {
 	struct amdgpu_ualink_dev *udev = &bo_vdev(to_bo(obj))->node->udev;
-	void *exp = NULL;
 
 	mutex_lock(&obj->dev->object_name_lock);
 	if (!obj->handle_count)
-		exp = amdgpu_ualink_export_detach(udev, &to_bo(obj)->export);
+		amdgpu_ualink_export_end(udev, &to_bo(obj)->export);
 	mutex_unlock(&obj->dev->object_name_lock);
-	amdgpu_ualink_export_destroy(udev, &exp);
 }
 
 static struct dma_buf *vpod_gem_export(struct drm_gem_object *obj, int flags)
@@ -427,16 +452,25 @@ static int vpod_bo_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 	return 0;
 }
 
-/* Revocation: a TTM move to the pool's dead resource. */
-static void vpod_bo_revoke(void *priv, void *obj)
+/*
+ * Revocation: a TTM move to the pool's dead resource, at once; the jobs
+ * that use the buffer (DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_JOB) go to the
+ * core, which releases the range when they are done.
+ */
+static struct dma_fence *vpod_bo_revoke(void *priv, void *obj)
 {
 	struct ttm_operation_ctx ctx = {};
 	struct vpod_bo *bo = obj;
+	struct dma_fence *fence;
+	int ret;
 
 	WARN_ON(ttm_bo_reserve(&bo->tbo, false, false, NULL));
 	bo->revoked = true;
 	WARN_ON(ttm_bo_validate(&bo->tbo, &bo->placement, &ctx));
+	ret = dma_resv_get_singleton(bo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
+				     &fence);
 	ttm_bo_unreserve(&bo->tbo);
+	return ret ? ERR_PTR(ret) : fence;
 }
 
 /* The core's callbacks for the buffers of accelerators with a DRM device. */
@@ -693,6 +727,158 @@ out:
 	return ret;
 }
 
+static const char *vpod_job_name(struct dma_fence *f)
+{
+	return AMDGPU_UALINK_VPOD_DRIVER_NAME;
+}
+
+static const struct dma_fence_ops vpod_job_ops = {
+	.get_driver_name = vpod_job_name,
+	.get_timeline_name = vpod_job_name,
+};
+
+/* End a running job: signal it, unlist it. The device's job_lock held. */
+static void vpod_job_end_locked(struct amdgpu_ualink_vpod_drm *vdev,
+				struct vpod_job *job)
+{
+	lockdep_assert_held(&vdev->job_lock);
+	list_del_init(&job->link);
+	job->bo->job = NULL;
+	dma_fence_signal(&job->base);
+}
+
+/* After vpod_job_end_locked(), without the lock: drop what it held. */
+static void vpod_job_put(struct vpod_job *job)
+{
+	drm_gem_object_put(&job->bo->tbo.base);
+	dma_fence_put(&job->base);
+}
+
+static void vpod_job_timeout(struct work_struct *work)
+{
+	struct vpod_job *job = container_of(work, struct vpod_job, timeout.work);
+	struct amdgpu_ualink_vpod_drm *vdev = bo_vdev(job->bo);
+	bool ended = false;
+
+	mutex_lock(&vdev->job_lock);
+	if (!list_empty(&job->link)) {
+		vpod_job_end_locked(vdev, job);
+		ended = true;
+	}
+	mutex_unlock(&vdev->job_lock);
+	if (ended)	/* else whoever ended it puts it, after cancelling us */
+		vpod_job_put(job);
+}
+
+/* End @job, ended already under the lock by the caller: then put it. */
+static void vpod_job_reap(struct vpod_job *job)
+{
+	cancel_delayed_work_sync(&job->timeout);
+	vpod_job_put(job);
+}
+
+static int vpod_job_start(struct amdgpu_ualink_vpod_drm *vdev,
+			  struct vpod_bo *bo, unsigned int timeout_ms)
+{
+	struct vpod_job *job;
+	int ret;
+
+	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	if (!job)
+		return -ENOMEM;
+	spin_lock_init(&job->lock);
+	dma_fence_init(&job->base, &vpod_job_ops, &job->lock,
+		       dma_fence_context_alloc(1), 1);
+	INIT_DELAYED_WORK(&job->timeout, vpod_job_timeout);
+	INIT_LIST_HEAD(&job->link);
+	job->bo = bo;
+
+	mutex_lock(&vdev->job_lock);
+	ret = -EBUSY;
+	if (bo->job)
+		goto unlock;
+	ret = ttm_bo_reserve(&bo->tbo, true, false, NULL);
+	if (ret)
+		goto unlock;
+	ret = -ENODEV;
+	if (bo->revoked)
+		goto unreserve;
+	ret = dma_resv_reserve_fences(bo->tbo.base.resv, 1);
+	if (ret)
+		goto unreserve;
+	dma_resv_add_fence(bo->tbo.base.resv, &job->base, DMA_RESV_USAGE_WRITE);
+	drm_gem_object_get(&bo->tbo.base);
+	bo->job = job;
+	list_add_tail(&job->link, &vdev->jobs);
+	schedule_delayed_work(&job->timeout, msecs_to_jiffies(timeout_ms));
+unreserve:
+	ttm_bo_unreserve(&bo->tbo);
+unlock:
+	mutex_unlock(&vdev->job_lock);
+	if (ret) {
+		dma_fence_signal(&job->base);
+		dma_fence_put(&job->base);
+	}
+	return ret;
+}
+
+static int vpod_gpu_job_ioctl(struct drm_device *drm, void *data,
+			      struct drm_file *file)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = drm_vdev(drm);
+	struct drm_amdgpu_ualink_vpod_gpu_job *args = data;
+	struct vpod_job *job = NULL;
+	struct drm_gem_object *obj;
+	struct vpod_bo *bo;
+	int ret = 0;
+
+	if (args->pad ||
+	    (args->op == AMDGPU_UALINK_VPOD_JOB_START &&
+	     (!args->timeout_ms || args->timeout_ms > AMDGPU_UALINK_VPOD_JOB_MAX_MS)) ||
+	    (args->op == AMDGPU_UALINK_VPOD_JOB_END && args->timeout_ms) ||
+	    (args->op != AMDGPU_UALINK_VPOD_JOB_START &&
+	     args->op != AMDGPU_UALINK_VPOD_JOB_END))
+		return -EINVAL;
+	obj = drm_gem_object_lookup(file, args->handle);
+	if (!obj)
+		return -ENOENT;
+	bo = to_bo(obj);
+	if (bo->domain == AMDGPU_UALINK_VPOD_DOMAIN_SYSTEM) {
+		ret = -EOPNOTSUPP;
+	} else if (args->op == AMDGPU_UALINK_VPOD_JOB_START) {
+		ret = vpod_job_start(vdev, bo, args->timeout_ms);
+	} else {
+		mutex_lock(&vdev->job_lock);
+		job = bo->job;
+		if (job)
+			vpod_job_end_locked(vdev, job);
+		else
+			ret = -ESRCH;
+		mutex_unlock(&vdev->job_lock);
+	}
+	drm_gem_object_put(obj);
+	if (job)
+		vpod_job_reap(job);
+	return ret;
+}
+
+/* The device goes: every job ends now. */
+static void vpod_jobs_end(struct amdgpu_ualink_vpod_drm *vdev)
+{
+	struct vpod_job *job;
+
+	for (;;) {
+		mutex_lock(&vdev->job_lock);
+		job = list_first_entry_or_null(&vdev->jobs, struct vpod_job, link);
+		if (job)
+			vpod_job_end_locked(vdev, job);
+		mutex_unlock(&vdev->job_lock);
+		if (!job)
+			break;
+		vpod_job_reap(job);
+	}
+}
+
 /* PRIME: imports of this device come back; other dma-bufs as PRIME does. */
 static struct drm_gem_object *vpod_prime_import(struct drm_device *drm,
 						struct dma_buf *dma_buf)
@@ -708,6 +894,8 @@ static const struct drm_ioctl_desc vpod_ioctls[] = {
 	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK_VPOD_GEM_MMAP, vpod_gem_mmap_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK_VPOD_GPU_ACCESS, vpod_gpu_access_ioctl,
+			  DRM_RENDER_ALLOW),
+	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK_VPOD_GPU_JOB, vpod_gpu_job_ioctl,
 			  DRM_RENDER_ALLOW),
 	DRM_IOCTL_DEF_DRV(AMDGPU_UALINK, vpod_ualink_ioctl, DRM_RENDER_ALLOW),
 };
@@ -756,6 +944,8 @@ int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node)
 	vdev->node = node;
 	vdev->pdev = pdev;
 	mutex_init(&vdev->import_lock);
+	mutex_init(&vdev->job_lock);
+	INIT_LIST_HEAD(&vdev->jobs);
 	ret = ttm_device_init(&vdev->bdev, &vpod_ttm_funcs, &pdev->dev,
 			      vdev->drm.anon_inode->i_mapping,
 			      vdev->drm.vma_offset_manager, false, false);
@@ -800,6 +990,8 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	struct platform_device *pdev = vdev->pdev;
 
 	drm_dev_unregister(&vdev->drm);
+	/* what revocations wait for */
+	vpod_jobs_end(vdev);
 	/* a pin's last reference dropped on the mailbox's worker, releases */
 	amdgpu_ualink_dev_flush(&node->udev);
 	/* buffers whose destruction TTM delayed go first */
@@ -808,6 +1000,7 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	ttm_range_man_fini(&vdev->bdev, TTM_PL_VRAM);
 	ttm_device_fini(&vdev->bdev);
 	mutex_destroy(&vdev->import_lock);
+	mutex_destroy(&vdev->job_lock);
 	node->drm = NULL;
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);

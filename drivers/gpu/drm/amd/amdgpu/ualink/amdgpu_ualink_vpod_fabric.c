@@ -715,9 +715,10 @@ static int node_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 	return 0;
 }
 
-static void heap_revoke(void *priv, void *obj)
+static struct dma_fence *heap_revoke(void *priv, void *obj)
 {
 	/* fabric-only accelerators import nothing */
+	return NULL;
 }
 
 static const struct amdgpu_ualink_dev_ops heap_ops = {

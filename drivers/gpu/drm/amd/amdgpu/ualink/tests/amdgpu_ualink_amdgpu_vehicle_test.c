@@ -25,6 +25,7 @@
  * amdgpu_ualink_amdgpu_test.c, whose fake IP it uses.
  */
 
+#include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/fdtable.h>
 #include <linux/mman.h>
@@ -711,11 +712,12 @@ static struct vehicle_job *vehicle_job(struct kunit *test, struct amdgpu_bo *bo,
 
 /*
  * Suspend while GPU work runs on an import: leaving the pod revokes the
- * import, and revoking waits for that work. Then a GPU reset, whose path is
- * a dma-fence signalling section (the reset is what ends hung work): had
- * the wait happened under a lock the reset takes (the glue's state lock),
- * lockdep would report the deadlock a hung job makes of it, and the guest
- * run fails on the report.
+ * import at once, without waiting for that work (its exporter is gone for
+ * us: nothing is released). Then a GPU reset, whose path is a dma-fence
+ * signalling section (the reset is what ends hung work): had leaving the
+ * pod waited for the work, or taken a reservation, under a lock the reset
+ * takes (the glue's state lock), lockdep would report the deadlock a hung
+ * job makes of it, and the guest run fails on the report.
  */
 static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 {
@@ -727,11 +729,11 @@ static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 
 	gb = vehicle_imported(test, &a, &b, &fa, &fb);
 	imp = vehicle_bo(test, fb, gb);
-	vehicle_job(test, imp, 50);
 
+	vehicle_job(test, imp, 60 * MSEC_PER_SEC);
 	amdgpu_ualink_suspend(&b->adev);
-	KUNIT_EXPECT_TRUE(test, dma_resv_test_signaled(imp->tbo.base.resv,
-						       DMA_RESV_USAGE_BOOKKEEP));
+	KUNIT_EXPECT_FALSE(test, dma_resv_test_signaled(imp->tbo.base.resv,
+							DMA_RESV_USAGE_BOOKKEEP));
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
 
 	cookie = dma_fence_begin_signalling();
@@ -812,11 +814,39 @@ static void ualink_vehicle_revoke_allocates_nothing(struct kunit *test)
 	amdgpu_bo_unreserve(imp);
 }
 
+/* Poll, as the core revokes on its workqueue. */
+static void vehicle_wait_dead(struct kunit *test, struct amdgpu_bo *imp)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (amdgpu_ualink_npa_res_npa(READ_ONCE(imp->tbo.resource)) &&
+	       time_before(jiffies, end))
+		usleep_range(5000, 10000);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+}
+
+/* Until @a received the answer to its NPA_REVOKE. */
+static void vehicle_wait_answered(struct kunit *test, struct fake_node *a)
+{
+	struct amdgpu_ualink_mbox_stats st;
+	unsigned long end = jiffies + 10 * HZ;
+
+	do {
+		amdgpu_ualink_mbox_stats(a->adev.ualink->udev.mbox, -1, &st);
+		if (st.received[AMDGPU_UALINK_MSG_NPA_RELEASE])
+			break;
+		usleep_range(5000, 10000);
+	} while (time_before(jiffies, end));
+	KUNIT_EXPECT_GE(test, st.received[AMDGPU_UALINK_MSG_NPA_RELEASE], 1);
+}
+
 /*
  * The last GEM handle of an export goes where nothing may wait for another
  * accelerator (framebuffer teardown drops handles too): the handle stops
- * resolving at once, but the revocation, which waits for the importer's
- * GPU work, runs later on the core's workqueue.
+ * resolving at once, the revocation runs later on the core's workqueue.
+ * The importer's buffer dies at once, without waiting for its GPU work,
+ * but the exporter keeps its buffer pinned until that work is done and
+ * the importer's release came.
  */
 static void ualink_vehicle_export_ends_later(struct kunit *test)
 {
@@ -833,14 +863,18 @@ static void ualink_vehicle_export_ends_later(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 
 	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
-	/* B's work still runs on the memory: nobody waited for it here */
-	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
-	KUNIT_EXPECT_NE(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
-	/* but the handle is gone */
+	/* the handle is gone at once */
 	KUNIT_EXPECT_EQ(test, a->adev.ualink->udev.num_exports, 0);
 	KUNIT_EXPECT_EQ(test, vehicle_import(test, fa, h, &g), -ENOENT);
+	/* B's buffer dies without waiting for its work */
+	vehicle_wait_dead(test, imp);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(&job->base));
+	/* A heard B's "release later" and keeps the memory for B's work */
+	vehicle_wait_answered(test, a);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 
 	mod_delayed_work(system_wq, &job->done, 0);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(&job->base));
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);

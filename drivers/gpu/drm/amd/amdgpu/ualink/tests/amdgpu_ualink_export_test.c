@@ -6,7 +6,6 @@
  */
 
 #include <kunit/test.h>
-#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sched/task.h>
 #include <linux/wait_bit.h>
@@ -339,9 +338,10 @@ static void export_destroy_revokes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->shootdowns), 2);
-	/* each importer answered the revocation */
-	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 2);
+	/* each importer answered the revocation, then released */
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 4);
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->timeouts, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_dev(pod, A)->release_timeouts), 0);
 
 	/* the handle is gone */
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &again), -ENOENT);
@@ -352,7 +352,135 @@ static void export_destroy_revokes(struct kunit *test)
 	flush_workqueue(tpod_dev(pod, C)->wq);
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, C)->num_imports, 0);
-	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 2);
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 4);
+}
+
+static bool dead_at(void *arg)
+{
+	return READ_ONCE(((struct tobj *)arg)->dead);
+}
+
+struct grants_at {
+	struct tpod *pod;
+	u16 id;
+};
+
+static bool no_grants(void *arg)
+{
+	struct grants_at *g = arg;
+
+	return !tpod_grants(g->pod, g->id);
+}
+
+static bool revoke_answered(void *arg)
+{
+	struct grants_at *g = arg;
+	struct amdgpu_ualink_mbox_stats st;
+
+	amdgpu_ualink_mbox_stats(tpod_node(g->pod, g->id)->mbox, -1, &st);
+	return st.received[AMDGPU_UALINK_MSG_NPA_RELEASE] >= 1;
+}
+
+/*
+ * B's GPU work runs on its import when A's export ends. B's mailbox
+ * answers at once and its buffer dies at once (no new work reaches the
+ * range); A keeps the memory mapped for B until that work is done, and B's
+ * worker serves other requests meanwhile; then B releases and A lets go.
+ */
+static void export_revoke_waits_for_gpu_work(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M), *o2 = tpod_obj(pod, SZ_4M, SZ_4K);
+	struct tobj *bb = tpod_obj(pod, 0, 0);
+	struct grants_at ga = { .pod = pod, .id = A };
+	struct amdgpu_ualink_import *ib, *ib2;
+	u64 h[2], h2[2], addr, npa;
+
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, A, o2, h2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_import_set_obj(ib, bb);
+	bb->job = tpod_job(pod);
+	npa = ib->npa;
+
+	amdgpu_ualink_export_end(tpod_dev(pod, A), &o->slot);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(dead_at, bb, 10000));
+	KUNIT_EXPECT_EQ(test, ib->state, AMDGPU_UALINK_IMPORT_DEAD);
+	/* B's worker is free: a new import round trip completes */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h2, &ib2), 0);
+	amdgpu_ualink_import_put(ib2);
+	/*
+	 * A heard B's answer ("release later"): from here only B's release,
+	 * or A's bound of seconds, lets A go. It still holds the memory.
+	 */
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(revoke_answered, &ga, 10000));
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), 0);
+	KUNIT_EXPECT_EQ(test, addr, o->addr);
+
+	dma_fence_signal(bb->job);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_grants, &ga, 10000));
+	amdgpu_ualink_dev_flush(tpod_dev(pod, A));
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_dev(pod, A)->release_timeouts), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_dev(pod, B)->revoke_timeouts), 0);
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->timeouts, 0);
+	amdgpu_ualink_import_put(ib);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
+}
+
+/*
+ * GPU work that never ends holds nothing for long: the importer releases
+ * after its bound (and counts it); an exporter whose importer does not
+ * release within its own bound shuts it out at the fabric all the same.
+ */
+static void export_revoke_bounded(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M), *bb = tpod_obj(pod, 0, 0);
+	struct amdgpu_ualink_dev *a = tpod_dev(pod, A), *b = tpod_dev(pod, B);
+	struct amdgpu_ualink_import *ib;
+	u64 h[2], addr, npa;
+
+	/* the importer's bound is shorter than the exporter's */
+	b->revoke_timeout = msecs_to_jiffies(200);
+	a->revoke_timeout = msecs_to_jiffies(5000);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(b, h, &ib), 0);
+	amdgpu_ualink_import_set_obj(ib, bb);
+	bb->job = tpod_job(pod);	/* never signalled before the test ends */
+	npa = ib->npa;
+	amdgpu_ualink_export_destroy(a, &o->slot);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->revoke_timeouts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->release_timeouts), 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+	amdgpu_ualink_import_set_obj(ib, NULL);
+	amdgpu_ualink_import_put(ib);
+
+	/* now the exporter's is: it stops waiting, the fabric refuses B */
+	b->revoke_timeout = msecs_to_jiffies(60000);
+	a->revoke_timeout = msecs_to_jiffies(100);
+	bb = tpod_obj(pod, 0, 0);
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(b, h, &ib), 0);
+	amdgpu_ualink_import_set_obj(ib, bb);
+	bb->job = tpod_job(pod);
+	npa = ib->npa;
+	amdgpu_ualink_export_destroy(a, &o->slot);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->release_timeouts), 1);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+	/* the work ends: B's late release finds nothing, harmlessly */
+	dma_fence_signal(bb->job);
+	flush_workqueue(b->wq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->revoke_timeouts), 1);
+	amdgpu_ualink_import_set_obj(ib, NULL);
+	amdgpu_ualink_import_put(ib);
 }
 
 /* An importer resets: the exporter drops its grants and pins. */
@@ -878,6 +1006,8 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_refusals),
 	KUNIT_CASE(export_no_space),
 	KUNIT_CASE(export_destroy_revokes),
+	KUNIT_CASE(export_revoke_waits_for_gpu_work),
+	KUNIT_CASE(export_revoke_bounded),
 	KUNIT_CASE(export_destroy_waits_for_undo),
 	KUNIT_CASE(export_reset_waits_for_undo),
 	KUNIT_CASE(export_importer_reset),

@@ -167,6 +167,19 @@ static void msg_encode_rejects(struct kunit *test)
 	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), 0);
 	KUNIT_EXPECT_TRUE(test, amdgpu_ualink_msg_is_response(&m));
+	/* "release later": on an NPA_RELEASE answer, and nowhere else */
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE | AMDGPU_UALINK_MSG_F_LATER;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), 0);
+	m.flags = AMDGPU_UALINK_MSG_F_LATER;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE | 4;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	m = sample(AMDGPU_UALINK_MSG_NPA_RSP);
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE | AMDGPU_UALINK_MSG_F_LATER;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	m = sample(AMDGPU_UALINK_MSG_NPA_REVOKE);
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE | AMDGPU_UALINK_MSG_F_LATER;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
 }
 
 /* CRC-32 catches every single-bit error, in every bit of the entry. */

@@ -424,10 +424,13 @@ static int d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 	return READ_ONCE(self->shootdown_fails) ? -ETIMEDOUT : 0;
 }
 
-static void d_revoke(void *priv, void *obj)
+static struct dma_fence *d_revoke(void *priv, void *obj)
 {
-	((struct tobj *)obj)->dead = true;
+	struct tobj *o = obj;
+
+	o->dead = true;
 	atomic_inc(&((struct tpod_node *)priv)->revokes);
+	return o->job ? dma_fence_get(o->job) : NULL;
 }
 
 static const struct amdgpu_ualink_dev_ops tpod_dev_ops = {
@@ -442,6 +445,42 @@ static const struct amdgpu_ualink_dev_ops tpod_dev_ops = {
 	.shootdown = d_shootdown,
 	.revoke = d_revoke,
 };
+
+struct tpod_job {
+	struct dma_fence base;
+	spinlock_t lock;	/* the fence's */
+};
+
+static const char *tpod_job_name(struct dma_fence *f)
+{
+	return "tpod";
+}
+
+static const struct dma_fence_ops tpod_job_ops = {
+	.get_driver_name = tpod_job_name,
+	.get_timeline_name = tpod_job_name,
+};
+
+static void tpod_job_end(void *data)
+{
+	struct dma_fence *f = data;
+
+	dma_fence_signal(f);
+	dma_fence_put(f);
+}
+
+struct dma_fence *tpod_job(struct tpod *pod)
+{
+	struct tpod_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(pod->test, job);
+	spin_lock_init(&job->lock);
+	dma_fence_init(&job->base, &tpod_job_ops, &job->lock,
+		       dma_fence_context_alloc(1), 1);
+	KUNIT_ASSERT_EQ(pod->test, kunit_add_action_or_reset(pod->test, tpod_job_end,
+							     &job->base), 0);
+	return &job->base;
+}
 
 /* A buffer freed with the test. */
 struct tobj *tpod_obj(struct tpod *pod, u64 addr, u64 size)

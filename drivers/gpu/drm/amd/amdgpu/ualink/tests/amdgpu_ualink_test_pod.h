@@ -8,6 +8,7 @@
 
 #include <kunit/test.h>
 #include <linux/completion.h>
+#include <linux/dma-fence.h>
 #include <linux/maple_tree.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
@@ -56,6 +57,8 @@ struct tobj {
 	/* taken by the core's get: for a pin, and for imports of our own */
 	int refs;
 	bool dead;	/* an import's buffer, revoked */
+	/* an import's buffer: GPU work on it, from tpod_job(), or NULL */
+	struct dma_fence *job;
 	void *slot;	/* the core's export */
 };
 
@@ -158,6 +161,8 @@ struct tpod_text {
 struct drm_printer;
 struct va_format;
 void tpod_text_printfn(struct drm_printer *p, struct va_format *vaf);
+/* GPU work that lasts until the test signals it (or the test ends) */
+struct dma_fence *tpod_job(struct tpod *pod);
 struct tobj *tpod_obj(struct tpod *pod, u64 addr, u64 size);
 struct amdgpu_ualink_mbox *tpod_mbox(struct tpod *pod, u16 id);
 struct amdgpu_ualink_dev *tpod_dev(struct tpod *pod, u16 id);

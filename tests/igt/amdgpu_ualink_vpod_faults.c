@@ -397,6 +397,55 @@ static void test_slow_exporter(void)
 	fault_finish();
 }
 
+/*
+ * One file over its quota of imports in flight: a batch of 4 on a file
+ * whose quota is 4 waits for a slow exporter; another import on the same
+ * file (shared across fork) fails with EDQUOT at once, one on another file
+ * of the same device succeeds; the batch completes.
+ */
+static void test_file_quota(void)
+{
+	struct drm_amdgpu_ualink_handle h[4], other;
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd2 = vpod_open(2);
+	int fd0b = vpod_open(0);
+	volatile int *shared;
+	uint32_t g;
+	int i;
+
+	make_buffers(fd1, h, 4, 800);
+	exported_buffer(fd2, SIZE, 810, &other);
+	gem_close(fd0, import_verify(fd0, h[0], 800));	/* connected */
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+	set_file_import_quota(4);
+	fault(1, "delay", 1000000, 0, MSG_ALL, 1500);
+	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	igt_assert(shared != MAP_FAILED);
+	shared[0] = 0;
+
+	igt_fork(child, 1) {
+		struct drm_amdgpu_ualink_batch_entry e[4] = {};
+
+		for (i = 0; i < 4; i++)
+			e[i].handle = h[i];
+		igt_assert_eq(ualink_import_batch(fd0, e, 4, 0), 0);
+		for (i = 0; i < 4; i++)
+			igt_assert_eq(e[i].error, 0);
+		shared[0] = 1;
+	}
+	/* the batch's four imports are in flight */
+	wait_count(0, C_IMPORTS, 4, VPOD_ASYNC_MS);
+	igt_assert_eq(shared[0], 0);
+	expect_import_error(fd0, other, EDQUOT);
+	g = import_gem(fd0b, other, NULL);
+	gpu_expect(fd0b, g, 0, 4096, 810);
+	igt_assert_eq(shared[0], 0);
+	igt_waitchildren();
+	igt_assert_eq(shared[0], 1);
+	munmap((void *)shared, 4096);
+	fault_finish();
+}
+
 #define RANDOM_BATCH	1024
 
 /*
@@ -509,6 +558,12 @@ igt_main
 	vpod_subtest("slow-exporter") {
 		igt_set_timeout(SUBTEST_TIMEOUT, "slow-exporter");
 		test_slow_exporter();
+	}
+
+	igt_describe("a file past its quota of imports in flight gets EDQUOT, others do not");
+	vpod_subtest("file-quota") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "file-quota");
+		test_file_quota();
 	}
 
 	igt_describe("1,024 unknown handles in a batch fail alone, no one else");

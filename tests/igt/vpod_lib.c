@@ -546,10 +546,12 @@ static bool node_active(unsigned int id)
  * handler, where nothing can fail any more, it warns, and the harness
  * checks the pod's state once the programs are done.
  */
-#define REVOKE_TIMEOUT_PARAM	"/sys/module/amdgpu_ualink/parameters/revoke_timeout_ms"
+#define CORE_PARAMS	"/sys/module/amdgpu_ualink/parameters/"
 
-/* the core's revoke_timeout_ms before set_revoke_timeout(), 0 if untouched */
-static unsigned int revoke_timeout_saved;
+/* the core's parameters tests change, and their values before, 0 if untouched */
+static const char *const core_params[] = { "revoke_timeout_ms", "file_import_quota" };
+#define N_CORE_PARAMS	(sizeof(core_params) / sizeof(core_params[0]))
+static unsigned int core_saved[N_CORE_PARAMS];
 
 static int param_write(const char *path, unsigned int value)
 {
@@ -564,18 +566,30 @@ static int param_write(const char *path, unsigned int value)
 	return ret;
 }
 
-void set_revoke_timeout(unsigned int ms)
+static void set_core_param(unsigned int i, unsigned int value)
 {
+	char path[128];
 	FILE *f;
 
-	if (!revoke_timeout_saved) {
-		f = fopen(REVOKE_TIMEOUT_PARAM, "r");
-		igt_assert_f(f, "%s: %s\n", REVOKE_TIMEOUT_PARAM, strerror(errno));
-		igt_assert_eq(fscanf(f, "%u", &revoke_timeout_saved), 1);
+	snprintf(path, sizeof(path), CORE_PARAMS "%s", core_params[i]);
+	if (!core_saved[i]) {
+		f = fopen(path, "r");
+		igt_assert_f(f, "%s: %s\n", path, strerror(errno));
+		igt_assert_eq(fscanf(f, "%u", &core_saved[i]), 1);
 		fclose(f);
-		igt_assert_lt(0, revoke_timeout_saved);
+		igt_assert_lt(0, core_saved[i]);
 	}
-	igt_assert_eq(param_write(REVOKE_TIMEOUT_PARAM, ms), 0);
+	igt_assert_eq(param_write(path, value), 0);
+}
+
+void set_revoke_timeout(unsigned int ms)
+{
+	set_core_param(0, ms);
+}
+
+void set_file_import_quota(unsigned int n)
+{
+	set_core_param(1, n);
 }
 
 static void cleanup(bool in_subtest)
@@ -587,10 +601,15 @@ static void cleanup(bool in_subtest)
 		return;
 	if (in_subtest)
 		igt_reset_timeout();
-	if (revoke_timeout_saved) {
-		warn_on(param_write(REVOKE_TIMEOUT_PARAM, revoke_timeout_saved), 0,
-			"revoke_timeout_ms", &failed);
-		revoke_timeout_saved = 0;
+	for (id = 0; id < N_CORE_PARAMS; id++) {
+		char path[128];
+
+		if (!core_saved[id])
+			continue;
+		snprintf(path, sizeof(path), CORE_PARAMS "%s", core_params[id]);
+		warn_on(param_write(path, core_saved[id]), 0, core_params[id],
+			&failed);
+		core_saved[id] = 0;
 	}
 	for (id = 0; id < VPOD_MAX_ACCELS; id++) {
 		if (fault_dirty[id])

@@ -220,5 +220,7 @@ void set_vpod(unsigned int id, unsigned int vpod_nr);
 void set_control(unsigned int id, const char *what);	/* reset/offline/online */
 /* the core's revoke_timeout_ms module parameter (all nodes) */
 void set_revoke_timeout(unsigned int ms);
+/* the core's file_import_quota module parameter (all nodes) */
+void set_file_import_quota(unsigned int n);
 
 #endif /* VPOD_LIB_H */

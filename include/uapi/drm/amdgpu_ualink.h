@@ -198,9 +198,16 @@ struct drm_amdgpu_ualink_import_batch {
  *   descriptors
  * - ``ESHUTDOWN``: the device is going away
  * - ``EINTR``: a signal interrupted the wait (the call may be restarted)
+ * - ``EDQUOT``: an import or batch would take the calling file past its
+ *   quota of imports in flight (``file_import_quota`` of amdgpu_ualink.ko,
+ *   1,024 by default: other threads of the file are importing); nothing
+ *   was sent, retry once they are done. Not ``EAGAIN``, which libdrm's
+ *   drmIoctl() retries at once, in a loop, nor ``ENOSPC``, which says the
+ *   exporter's window is full
  *
  * A batch reports the errnos of imports per entry and fails as a whole
- * only with ``EINVAL``, ``EFAULT``, ``ENOMEM`` or ``EOPNOTSUPP``.
+ * only with ``EINVAL``, ``EFAULT``, ``ENOMEM``, ``EOPNOTSUPP`` or
+ * ``EDQUOT``.
  */
 struct drm_amdgpu_ualink {
 	/** @op: in: an AMDGPU_UALINK_OP_* value */

@@ -76,6 +76,7 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 	dev->pt = pt;
 	mutex_init(&dev->lock);
 	mutex_init(&dev->revoke_lock);
+	mutex_init(&dev->quota_lock);
 	init_waitqueue_head(&dev->gone);
 	ret = amdgpu_ualink_window_init(&dev->window, id);
 	if (ret)
@@ -110,6 +111,7 @@ err_window:
 	amdgpu_ualink_window_fini(&dev->window);
 err_lock:
 	mutex_destroy(&dev->revoke_lock);
+	mutex_destroy(&dev->quota_lock);
 	mutex_destroy(&dev->lock);
 	return ret;
 }
@@ -132,6 +134,7 @@ void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev)
 	destroy_workqueue(dev->wq);
 	amdgpu_ualink_window_fini(&dev->window);
 	mutex_destroy(&dev->revoke_lock);
+	mutex_destroy(&dev->quota_lock);
 	mutex_destroy(&dev->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);

@@ -22,6 +22,9 @@
 struct dma_fence;
 struct drm_printer;
 
+/* buckets of &amdgpu_ualink_dev.quotas, as a power of two */
+#define AMDGPU_UALINK_QUOTA_BITS	4
+
 /**
  * struct amdgpu_ualink_dev_ops - what the core needs of the driver's buffers
  *
@@ -135,6 +138,18 @@ struct amdgpu_ualink_dev {
 	unsigned long unlisted;
 	/** @revoke_lock: serialises the revoke callback and import buffers */
 	struct mutex revoke_lock;
+	/**
+	 * @quota_lock: protects @quotas, the imports each DRM file has in
+	 * flight (amdgpu_ualink_ioctl.c)
+	 */
+	struct mutex quota_lock;
+	/** @quotas: hash table of those files, while they have any */
+	struct hlist_head quotas[1 << AMDGPU_UALINK_QUOTA_BITS];
+	/**
+	 * @file_import_quota: imports a file may have in flight; 0 for the
+	 * module parameter ``file_import_quota``
+	 */
+	unsigned int file_import_quota;
 	/**
 	 * @revoke_timeout: jiffies, see amdgpu_ualink_revoke_timeout(); 0 for
 	 * the module parameter

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
 #include <linux/export.h>
+#include <linux/hash.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -22,7 +24,97 @@
  * A batched import copies the entries in, starts every import (all
  * requests on the wire, first-contact handshakes included), then finishes
  * them in order and copies the per-entry results out.
+ *
+ * **Per-file quota.** One DRM file may have at most ``file_import_quota``
+ * imports in flight at once (a parameter of ``amdgpu_ualink.ko``, 1,024 by
+ * default: one batch of the largest size), counted from the start of an
+ * import or batch ioctl to its return, a batch's entries all together; an
+ * ioctl that would go past it fails with -EDQUOT before it sends anything.
+ * Other files of the device are not affected. What an import allocates
+ * for the caller is charged to its memory cgroup (``__GFP_ACCOUNT``); the
+ * imports a file holds are GEM handles and fds like any other, bounded by
+ * those limits.
  */
+
+static unsigned int file_import_quota = AMDGPU_UALINK_BATCH_MAX;
+module_param(file_import_quota, uint, 0644);
+MODULE_PARM_DESC(file_import_quota,
+		 "Imports one DRM file may have in flight at once, batch entries included (default 1024)");
+
+/* One file's imports in flight on a device, while it has any. */
+struct file_quota {
+	struct hlist_node node;
+	const struct drm_file *file;
+	unsigned int in_flight;
+};
+
+static struct hlist_head *quota_bucket(struct amdgpu_ualink_dev *udev,
+				       const struct drm_file *file)
+{
+	return &udev->quotas[hash_ptr(file, AMDGPU_UALINK_QUOTA_BITS)];
+}
+
+static struct file_quota *quota_find(struct amdgpu_ualink_dev *udev,
+				     const struct drm_file *file)
+{
+	struct file_quota *q;
+
+	lockdep_assert_held(&udev->quota_lock);
+	hlist_for_each_entry(q, quota_bucket(udev, file), node)
+		if (q->file == file)
+			return q;
+	return NULL;
+}
+
+/* Take @n imports of @file's quota: 0, -EDQUOT past it, or -ENOMEM. */
+static int quota_take(struct amdgpu_ualink_dev *udev,
+		      const struct drm_file *file, unsigned int n)
+{
+	unsigned int max = READ_ONCE(udev->file_import_quota) ?:
+			   READ_ONCE(file_import_quota);
+	struct file_quota *q, *fresh;
+	int ret = 0;
+
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	mutex_lock(&udev->quota_lock);
+	q = quota_find(udev, file);
+	if (!q && fresh) {
+		q = fresh;
+		fresh = NULL;
+		q->file = file;
+		hlist_add_head(&q->node, quota_bucket(udev, file));
+	}
+	if (!q)
+		ret = -ENOMEM;
+	else if (n > max || q->in_flight > max - n)
+		ret = -EDQUOT;
+	else
+		q->in_flight += n;
+	if (q && !q->in_flight) {	/* made here, and refused */
+		hlist_del(&q->node);
+		kfree(q);
+	}
+	mutex_unlock(&udev->quota_lock);
+	kfree(fresh);
+	return ret;
+}
+
+static void quota_give(struct amdgpu_ualink_dev *udev,
+		       const struct drm_file *file, unsigned int n)
+{
+	struct file_quota *q;
+
+	mutex_lock(&udev->quota_lock);
+	q = quota_find(udev, file);
+	if (!WARN_ON(!q || q->in_flight < n)) {
+		q->in_flight -= n;
+		if (!q->in_flight) {
+			hlist_del(&q->node);
+			kfree(q);
+		}
+	}
+	mutex_unlock(&udev->quota_lock);
+}
 
 static int do_export(struct amdgpu_ualink_dev *udev,
 		     const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
@@ -58,7 +150,11 @@ static int do_import(struct amdgpu_ualink_dev *udev,
 	void *local = NULL;
 	int ret;
 
+	ret = quota_take(udev, file, 1);
+	if (ret)
+		return ret;
 	ret = amdgpu_ualink_import_get(udev, handle, &imp);
+	quota_give(udev, file, 1);
 	if (ret == AMDGPU_UALINK_IMPORT_LOCAL) {
 		local = amdgpu_ualink_export_lookup(udev, handle);
 		if (!local)
@@ -183,8 +279,12 @@ static int do_batch(struct amdgpu_ualink_dev *udev,
 			goto out;
 		}
 	}
+	ret = quota_take(udev, file, b->count);
+	if (ret)
+		goto out;
 	amdgpu_ualink_import_batch(udev, gops, gpriv, file, entries, b->count,
 				   b->flags);
+	quota_give(udev, file, b->count);
 	if (copy_to_user(uptr, entries, size))
 		ret = -EFAULT;	/* the imports stay, as GEM handles of @file */
 out:

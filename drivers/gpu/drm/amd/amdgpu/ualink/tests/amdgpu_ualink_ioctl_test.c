@@ -6,7 +6,9 @@
  */
 
 #include <kunit/test.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/sched/task.h>
 #include <linux/uaccess.h>
 
 #include "amdgpu_ualink_test_pod.h"
@@ -330,6 +332,112 @@ static void ioctl_export_after_close(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
 }
 
+static int ioctl_file(struct fake_drv *f, struct drm_file *file,
+		      struct drm_amdgpu_ualink *args)
+{
+	return amdgpu_ualink_ioctl(tpod_node(f->pod, f->id)->dev, &fake_gops, f,
+				   file, args);
+}
+
+struct quota_racer {
+	struct fake_drv *f;
+	struct drm_file *file;
+	struct drm_amdgpu_ualink args;
+	int ret;
+	struct completion done;
+};
+
+static int quota_racer_fn(void *data)
+{
+	struct quota_racer *r = data;
+
+	r->ret = ioctl_file(r->f, r->file, &r->args);
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * A file's quota of imports in flight: with B's at 1, a second import on
+ * the file whose first waits for its answer fails with -EDQUOT, sending
+ * nothing; another file of B imports meanwhile; a batch larger than the
+ * quota fails whole; once the first is answered the file imports again.
+ */
+static void ioctl_quota(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
+	struct fake_drv *fa = fake(test, pod, A), *fb = fake(test, pod, B);
+	struct fake_drv *fd = fake(test, pod, D);
+	struct drm_file *f1 = kunit_kzalloc(test, sizeof(long), GFP_KERNEL);
+	struct drm_file *f2 = kunit_kzalloc(test, sizeof(long), GFP_KERNEL);
+	struct drm_amdgpu_ualink_batch_entry e[2] = {}, __user *ue;
+	struct drm_amdgpu_ualink args = {}, ha, hd;
+	struct quota_racer *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct amdgpu_ualink_mbox_stats st;
+	struct task_struct *task;
+	unsigned long addr;
+	u64 sent;
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	fa->objs[0] = tpod_obj(pod, 0, SZ_4K);
+	fd->objs[0] = tpod_obj(pod, 0, SZ_4K);
+	args.op = AMDGPU_UALINK_OP_EXPORT;
+	args.u.exp.gem_handle = 1;
+	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
+	ha = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT };
+	ha.u.imp.handle = args.u.exp.handle;
+	args.u.exp = (struct drm_amdgpu_ualink_export) { .gem_handle = 1 };
+	KUNIT_ASSERT_EQ(test, ioctl(fd, &args), 0);
+	hd = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT };
+	hd.u.imp.handle = args.u.exp.handle;
+	tpod_dev(pod, B)->file_import_quota = 1;
+
+	/* f1's import of A's handle waits: A is paused */
+	tpod_pause(pod, A, true);
+	r->f = fb;
+	r->file = f1;
+	r->args = ha;
+	init_completion(&r->done);
+	task = kthread_run(quota_racer_fn, r, "ualink_quota");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_waiting(task, &r->done));
+
+	amdgpu_ualink_mbox_stats(tpod_mbox(pod, B), -1, &st);
+	sent = st.sent[AMDGPU_UALINK_MSG_NPA_REQ];
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), -EDQUOT);
+	amdgpu_ualink_mbox_stats(tpod_mbox(pod, B), -1, &st);
+	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent);
+	/* another file is not affected */
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &hd), 0);
+	/* a batch above the quota, whatever else is in flight */
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
+	ue = (struct drm_amdgpu_ualink_batch_entry __user *)addr;
+	e[0].handle = hd.u.imp.handle;
+	e[1].handle = hd.u.imp.handle;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e)), 0);
+	args = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT_BATCH };
+	args.u.batch.entries = addr;
+	args.u.batch.count = 2;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &args), -EDQUOT);
+	args.u.batch.count = 1;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &args), 0);
+
+	tpod_pause(pod, A, false);
+	wait_for_completion(&r->done);
+	kthread_stop(task);
+	put_task_struct(task);
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
+	/* f1's quota is back */
+	hd.u.imp.fd = 0;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), 0);
+
+	fake_release(fb);
+	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
+	amdgpu_ualink_export_destroy(tpod_node(pod, D)->dev, &fd->objs[0]->slot);
+}
+
 /* A batch through user memory: per-entry results, and its own errnos. */
 static void ioctl_batch(struct kunit *test)
 {
@@ -426,6 +534,7 @@ static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
 	KUNIT_CASE(ioctl_export_import),
 	KUNIT_CASE(ioctl_export_after_close),
 	KUNIT_CASE(ioctl_batch),
+	KUNIT_CASE(ioctl_quota),
 	{}
 };
 

@@ -32,11 +32,15 @@ static void expect_state(int fd, uint32_t state)
 	igt_assert_eq_u32(info.state, state);
 }
 
-/* the exporter holds nothing for anyone any more */
+/*
+ * The exporter holds nothing for anyone any more: no grant, no range; its
+ * live exports stay pinned, nothing else.
+ */
 static void wait_exporter_clean(unsigned int id, unsigned int timeout_ms)
 {
 	wait_count(id, C_GRANTS, 0, timeout_ms);
-	wait_count(id, C_PINS, 0, timeout_ms);
+	wait_count(id, C_NPA_BYTES, 0, timeout_ms);
+	wait_count(id, C_PINS, count_of(id, C_EXPORTS), timeout_ms);
 }
 
 static void test_exporter_close_revokes(void)

@@ -85,7 +85,9 @@ struct drm_amdgpu_ualink_info {
  * Gives the buffer of a GEM handle of the calling file a UALink handle. The
  * same buffer always gets the same handle; the handle dies when the
  * buffer's last GEM handle is closed, and importers then lose access.
- * Exported memory stays pinned in device memory while it has importers.
+ * Exported memory is pinned in device memory from the export until the
+ * handle dies (a system suspend unpins it, resume pins it again): the
+ * export fails when there is no room (ENOSPC or ENOMEM).
  */
 struct drm_amdgpu_ualink_export {
 	/** @gem_handle: in: the buffer */
@@ -184,7 +186,8 @@ struct drm_amdgpu_ualink_import_batch {
  * - ``ETIMEDOUT``: the exporter did not answer in time (the mailbox
  *   timeout, counted from when the request was first sent); a request
  *   that fails so fails alone, other imports from the exporter go on
- * - ``ENOSPC``: the exporter's NPA window is full
+ * - ``ENOSPC``: the exporter's NPA window is full (import); no room in
+ *   device memory to pin the buffer for its importers (export)
  * - ``ENOLINK``: the exporter is offline, or it reset or went offline
  *   during the call
  * - ``EIO``: the exporter refused for another reason

@@ -50,8 +50,9 @@
  * new mailbox generation, every grant dropped and unpinned, every import
  * revoked: amdgpu_ualink_dev_reset(); peers clean up when they hear of
  * it) and disable the interrupt; resume is hw_init; sw_fini takes the core
- * down. System suspend leaves the pod earlier, before VRAM is evicted
- * (amdgpu_ualink_suspend()), so that unpinned exports are saved. A GPU
+ * down. System suspend leaves the pod earlier, before VRAM is evicted, and
+ * unpins the exports (amdgpu_ualink_suspend()), so that their contents
+ * are saved; system resume pins them again (amdgpu_ualink_resume()). A GPU
  * reset refuses peers from amdgpu_ualink_pre_reset() on, beside amdkfd's
  * hook, and quiesces the mailbox so that nothing touches the IP while the
  * ASIC resets; it leaves the pod from a worker queued once the reset is
@@ -78,8 +79,9 @@
  * doorbell, GTT-only, UALink-imported, VM_ALWAYS_VALID and encrypted (TMZ)
  * buffers are refused with -EPERM; an export is made under
  * &drm_device.object_name_lock while the buffer has a handle; an exported
- * buffer is pinned in VRAM (not moved into its CPU-visible part) while it
- * has importers and its VRAM is walked with amdgpu_res_first() and
+ * buffer is pinned in VRAM (not moved into its CPU-visible part) from its
+ * export to its end (but across a system suspend), in the exporting
+ * process, and its VRAM is walked with amdgpu_res_first() and
  * amdgpu_res_next() for the NPA page tables, once, into the one range all
  * its importers share; the IP lets each importer in and out of that
  * range's access set (&amdgpu_ualink_hw_funcs.allow and
@@ -1077,9 +1079,10 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
  * amdgpu_ualink_suspend - the device is about to suspend: leave the pod
  * @adev: the device
  *
- * From amdgpu_device_suspend(), before VRAM is evicted, so that exports
- * are unpinned by then and their contents survive; the IP block's suspend
- * comes later and finds the device out of the pod already.
+ * From amdgpu_device_suspend(), before VRAM is evicted: the device leaves
+ * the pod and its exports are unpinned, so that their contents are saved
+ * with the rest of VRAM; the IP block's suspend comes later and finds the
+ * device out of the pod already. amdgpu_ualink_resume() pins them again.
  */
 void amdgpu_ualink_suspend(struct amdgpu_device *adev)
 {
@@ -1095,6 +1098,29 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
 		leave = amdgpu_ualink_refuse(ualink, AMDGPU_UALINK_STATE_OFFLINE);
 	if (leave)
 		amdgpu_ualink_leave(ualink);
+	amdgpu_ualink_export_unpin_all(&ualink->udev);
+}
+
+/**
+ * amdgpu_ualink_resume - the device resumed: pin the exports again
+ * @adev: the device
+ *
+ * From amdgpu_device_resume(), once buffers can move again (the IB tests
+ * flushed). An export whose buffer cannot be pinned again refuses its
+ * importers (-EIO for them) until it ends.
+ */
+void amdgpu_ualink_resume(struct amdgpu_device *adev)
+{
+	struct amdgpu_ualink *ualink = adev->ualink;
+	unsigned int failed;
+
+	if (!ualink || !ualink->sw_up)
+		return;
+	failed = amdgpu_ualink_export_repin_all(&ualink->udev);
+	if (failed)
+		drm_warn(adev_to_drm(adev),
+			 "UALink: %u exports could not be pinned again; their importers are refused\n",
+			 failed);
 }
 
 /**

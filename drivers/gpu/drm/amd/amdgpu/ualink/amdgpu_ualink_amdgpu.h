@@ -111,6 +111,7 @@ struct amdgpu_ualink_hw_funcs {
 int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 			       const struct amdgpu_ualink_hw_funcs *hw);
 void amdgpu_ualink_suspend(struct amdgpu_device *adev);
+void amdgpu_ualink_resume(struct amdgpu_device *adev);
 void amdgpu_ualink_pre_reset(struct amdgpu_device *adev);
 void amdgpu_ualink_post_reset(struct amdgpu_device *adev);
 int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev, void *data,
@@ -131,6 +132,10 @@ u64 amdgpu_ualink_gpuvm_offset(struct amdgpu_bo *abo);
 #else
 
 static inline void amdgpu_ualink_suspend(struct amdgpu_device *adev)
+{
+}
+
+static inline void amdgpu_ualink_resume(struct amdgpu_device *adev)
 {
 }
 

@@ -143,10 +143,9 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
  * amdgpu_ualink_dev_flush - wait for the work the core has queued so far
  * @dev: the state
  *
- * The mailbox's worker may drop the last reference to an exported buffer
- * (the pin's) just after amdgpu_ualink_export_destroy() returned, and the
- * releases of imports and the ends of exports (amdgpu_ualink_export_end())
- * run on the device's workqueue: a driver calls this
+ * The releases of imports, the revocations of imports and the ends of
+ * exports (amdgpu_ualink_export_end(), which drop the last reference to an
+ * exported buffer) run on the device's workqueue: a driver calls this
  * after its last file closed and before it tears down its memory manager.
  *
  * Context: process context; not from the core's callbacks.
@@ -166,11 +165,11 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_flush);
  * &amdgpu_ualink_dev_ops.member answers false while it resets). The
  * mailbox starts a new generation and greets every peer it knew, so that
  * each cleans up what it held from us and for us; here every range we
- * granted is unmapped, shot down and unpinned, and every import dies (its
- * buffer is revoked; GPU access to it fails from then on). Grants that the
- * mailbox's worker was undoing meanwhile (a release) are unpinned too when
- * this returns. Exports stay: their handles remain valid and peers may
- * import them again.
+ * granted is shot down and unmapped, and every import dies (its buffer is
+ * revoked; GPU access to it fails from then on). Grants that the
+ * mailbox's worker was undoing meanwhile (a release) are undone too when
+ * this returns. Exports stay, pinned: their handles remain valid and peers
+ * may import them again.
  *
  * Context: process context; not from the mailbox's worker.
  */

@@ -29,21 +29,25 @@ struct drm_printer;
  * struct amdgpu_ualink_dev_ops - what the core needs of the driver's buffers
  *
  * Buffers are opaque to the core (``void *obj``). All callbacks may sleep.
- * @pin, @unpin, @cursor, @allow and (sometimes) @get and @member are
- * called with &amdgpu_ualink_dev.lock held, @put, @deny, @shootdown and
+ * @cursor, @allow and (sometimes) @get and @member are called with
+ * &amdgpu_ualink_dev.lock held, @pin, @unpin, @put, @deny, @shootdown and
  * @revoke without it. None may import, export or destroy an export.
  *
- * @revoke runs on the device's workqueue, never on the mailbox's worker:
- * it may wait for a buffer's reservation, and the core calls
- * amdgpu_ualink_might_block() before it, which lockdep reports on the
- * worker. @pin still runs on the worker, at a range's first importer
- * (see the Export DOC).
+ * The mailbox's worker calls only those bounded by the driver and the
+ * fabric, never by a user or by GPU work: @cursor, @member, @allow, @deny
+ * and @shootdown. @pin runs at export, in the exporter's process, and at
+ * amdgpu_ualink_export_repin_all(); @unpin at the end of an export (on the
+ * device's workqueue after amdgpu_ualink_export_end()) and at
+ * amdgpu_ualink_export_unpin_all(); @revoke on the device's workqueue.
+ * They may wait for a buffer's reservation or for room in device memory:
+ * the core calls amdgpu_ualink_might_block() before @pin and @revoke,
+ * which lockdep reports on the worker.
  *
- * An export holds a reference (@get) to its buffer for as long as it pins
- * it, and drops it (@put) after @unpin: a grant being undone on the worker
- * never reaches a freed buffer, and amdgpu_ualink_export_destroy() returns
- * only once the buffer is unpinned. That put may be the buffer's last
- * reference, on the mailbox's worker: the driver flushes the worker
+ * An export holds a reference (@get) to its buffer from its creation to
+ * its end, and pins it for as long (but across a suspend, see
+ * amdgpu_ualink_export_unpin_all()); it drops the reference (@put) last,
+ * which may free the buffer, on the device's workqueue when the export was
+ * ended with amdgpu_ualink_export_end(): the driver flushes it
  * (amdgpu_ualink_dev_flush()) before it tears down what freeing a buffer
  * needs.
  */
@@ -60,9 +64,9 @@ struct amdgpu_ualink_dev_ops {
 	 */
 	void (*put)(void *priv, void *obj);
 	/**
-	 * @pin: keep exported @obj resident in device memory; 0 or -errno.
-	 * The core holds a reference to @obj from before @pin until after
-	 * @unpin.
+	 * @pin: keep @obj resident in device memory while it is exported; 0
+	 * or -errno. The core holds a reference to @obj from before @pin
+	 * until after @unpin.
 	 */
 	int (*pin)(void *priv, void *obj);
 	/** @unpin: undo @pin */
@@ -185,7 +189,7 @@ struct amdgpu_ualink_dev {
 	 * those being taken out (not yet denied and shot down)
 	 */
 	unsigned int num_grants;
-	/** @num_pins: exports pinned because they have importers */
+	/** @num_pins: exports pinned: the live ones and those ending */
 	unsigned int num_pins;
 	/** @num_imports: imports alive, in any state */
 	unsigned int num_imports;
@@ -263,7 +267,7 @@ struct amdgpu_ualink_dev_counts {
 	unsigned int exports;
 	/** @grants: importers in the access sets of our exports */
 	unsigned int grants;
-	/** @pins: exports pinned for their importers */
+	/** @pins: exports pinned: the live ones and those ending */
 	unsigned int pins;
 	/** @imports: imports alive, in any state */
 	unsigned int imports;
@@ -300,6 +304,8 @@ size_t amdgpu_ualink_export_bytes(struct amdgpu_ualink_dev *dev,
 void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
 				struct drm_printer *p);
 void amdgpu_ualink_export_revoke_nonmembers(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_export_unpin_all(struct amdgpu_ualink_dev *dev);
+unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_import_print(struct amdgpu_ualink_dev *dev,
 				struct drm_printer *p);
 

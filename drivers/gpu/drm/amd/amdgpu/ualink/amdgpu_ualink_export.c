@@ -26,28 +26,32 @@
  * member of our virtual pod; anything else gets NPA_FAIL "invalid handle",
  * the same answer for both, so that no one learns which handles exist.
  *
- * **One range per export.** The first importer pins the buffer and maps it
- * once, into one range of our NPA window that every later importer shares:
- * window use and page tables grow with the exports, not with the
- * importers, so a symmetric heap fits in a pod of 1,024 (a 64 GiB heap
- * takes one 64 GiB range, whoever imports it). Mapping at the first import
- * rather than at export keeps buffers that nobody imports movable and out
- * of the window. Who may reach the range is the export's **access set**, a
- * bitmap of accelerator IDs (one bit per importer, 128 bytes per export):
- * an importer joins it on NPA_REQ (&amdgpu_ualink_dev_ops.allow, which
- * tells the fabric) and a second NPA_REQ from a member gets the same range
- * again.
+ * **Pinned from export to end.** amdgpu_ualink_export_create() pins the
+ * buffer (&amdgpu_ualink_dev_ops.pin), in the exporter's process, and the
+ * end of the export unpins it: exported memory stays where importers
+ * find it, and the mailbox's worker, which answers importers, never waits
+ * for a reservation or an eviction. The export holds a reference to the
+ * buffer (&amdgpu_ualink_dev_ops.get) for as long, so a removal being
+ * undone never reaches a freed buffer, whatever the driver does.
+ *
+ * **One range per export.** The first importer maps the buffer once, into
+ * one range of our NPA window that every later importer shares: window use
+ * and page tables grow with the exports, not with the importers, so a
+ * symmetric heap fits in a pod of 1,024 (a 64 GiB heap takes one 64 GiB
+ * range, whoever imports it). Mapping at the first import rather than at
+ * export keeps buffers that nobody imports out of the window. Who may
+ * reach the range is the export's **access set**, a bitmap of accelerator
+ * IDs (one bit per importer, 128 bytes per export): an importer joins it
+ * on NPA_REQ (&amdgpu_ualink_dev_ops.allow, which tells the fabric) and a
+ * second NPA_REQ from a member gets the same range again.
  *
  * **Leaving the access set.** An importer's NPA_RELEASE, the end of its
  * connection (it reset or went offline), or its leaving our virtual pod
  * (amdgpu_ualink_export_revoke_nonmembers()) takes it out: the fabric
  * stops it at once (&amdgpu_ualink_dev_ops.deny), then its cached
  * translations of the range are shot down. The last importer to leave
- * also unmaps the range, frees the tables and the range after that, and
- * unpins the buffer once no range of it is left (not merely once the set
- * is empty). The export holds a reference to the buffer
- * (&amdgpu_ualink_dev_ops.get) for as long as it pins it, so a removal
- * being undone never reaches a freed buffer, whatever the driver does.
+ * also unmaps the range and frees the tables and the range after that;
+ * the buffer stays pinned while the export lives.
  *
  * amdgpu_ualink_export_destroy() ends an export: no new importer finds it,
  * every member of the access set is sent NPA_REVOKE and answers at once.
@@ -61,9 +65,8 @@
  * lost peers still take importers out of an ending export (it stays in
  * the table for them, and on &amdgpu_ualink_dev.draining). Removals that
  * the mailbox's worker is undoing at the same time are waited for until
- * the worker is done with them, unpin and reference included: the wait
- * ends on a count the undoer drops last, and it is read under the lock
- * the undoer holds while it drops it.
+ * the worker is done with them: the wait ends on a count the undoer drops
+ * last, and it is read under the lock the undoer holds while it drops it.
  *
  * amdgpu_ualink_export_end() does the same in two halves: under the lock,
  * at once, the handle stops resolving and the access set becomes the
@@ -94,14 +97,16 @@ struct amdgpu_ualink_export {
 	/* ranges of @obj mapped: @range, and those the last leaver unmaps */
 	unsigned int nr_ranges;
 	/*
-	 * removals from @access not yet undone, unpin and put included; the
-	 * destroyer frees the export once it reads 0 here under the lock
+	 * removals from @access not yet undone; the destroyer frees the
+	 * export once it reads 0 here under the lock
 	 */
 	unsigned int nr_undoing;
-	/* pinned for importers, with a reference to @obj (ops->get) */
-	bool pinned;
 	/* ended: found by importers' releases only, no longer granted */
 	bool ended;
+	/* pinned (all but while the device is suspended), with @obj's reference */
+	bool pinned;
+	/* amdgpu_ualink_export_repin_all() tried it */
+	bool repin_tried;
 };
 
 /*
@@ -171,21 +176,25 @@ static struct amdgpu_ualink_export *export_find(struct amdgpu_ualink_dev *dev,
 /**
  * amdgpu_ualink_export_create - give a buffer a UALink handle
  * @dev: the exporting device
- * @obj: the buffer, which the driver keeps alive until
- *	 amdgpu_ualink_export_destroy()
+ * @obj: the buffer; the export takes a reference of its own
  * @size: its size, a non-zero multiple of 4 KiB
  * @slot: the driver's place in @obj for the export, NULL while it has none
  * @handle: the handle, set on success
  *
- * Context: not with @obj reserved (pinning for importers reserves it), not
- * from the mailbox's callbacks.
- * Returns: 0; -EINVAL for a bad size; -ENOMEM; an error of the handle
- * table (-EBUSY, -E2BIG) when it cannot grow.
+ * A new export pins @obj until it ends (&amdgpu_ualink_dev_ops.pin).
+ *
+ * Context: process context, not with @obj reserved (pinning reserves it),
+ * not from the mailbox's callbacks; may wait for @obj's reservation and
+ * for the driver to make room for it.
+ * Returns: 0; -EINVAL for a bad size; -ENOENT when @obj is being freed;
+ * -ENOMEM; the driver's pin error (-ENOMEM, -ENOSPC, -EINTR,
+ * -ERESTARTSYS, ...); an error of the handle table (-EBUSY, -E2BIG) when
+ * it cannot grow.
  */
 int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 				u64 size, void **slot, u64 handle[2])
 {
-	struct amdgpu_ualink_export *exp;
+	struct amdgpu_ualink_export *exp, *fresh;
 	int ret = 0;
 
 	if (!size || !IS_ALIGNED(size, AMDGPU_UALINK_NPA_PAGE_SIZE))
@@ -195,14 +204,33 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 	exp = *slot;
 	if (exp)
 		goto out;
+	mutex_unlock(&dev->lock);
 
-	exp = kzalloc(sizeof(*exp), GFP_KERNEL_ACCOUNT);
-	if (!exp) {
-		ret = -ENOMEM;
-		goto unlock;
+	/*
+	 * Pinned from here to the end of the export, in the caller's
+	 * process: never on the mailbox's worker, which must not wait for a
+	 * reservation or an eviction.
+	 */
+	if (!dev->ops->get(dev->priv, obj))
+		return -ENOENT;
+	amdgpu_ualink_might_block();
+	ret = dev->ops->pin(dev->priv, obj);
+	if (ret) {
+		dev->ops->put(dev->priv, obj);
+		return ret;
 	}
+	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	mutex_lock(&dev->lock);
+	exp = *slot;
+	if (exp || !fresh) {	/* made meanwhile, or no memory */
+		ret = exp ? 0 : -ENOMEM;
+		goto unpin;
+	}
+	exp = fresh;
+	fresh = NULL;
 	exp->obj = obj;
 	exp->size = size;
+	exp->pinned = true;
 	do {	/* 118 random bits: a repeat is all but impossible */
 		exp->handle[0] = (get_random_u64() &
 				  ~(u64)(AMDGPU_UALINK_MAX_ACCELS - 1)) | dev->id;
@@ -211,17 +239,28 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 		 __export_find(dev, exp->handle, true));
 	ret = rhashtable_insert_fast(&dev->exports, &exp->node, export_params);
 	if (ret) {
-		kfree(exp);
-		goto unlock;
+		fresh = exp;
+		goto unpin;
 	}
 	list_add_tail(&exp->link, &dev->export_list);
 	dev->num_exports++;
+	dev->num_pins++;
 	*slot = exp;
 out:
 	handle[0] = exp->handle[0];
 	handle[1] = exp->handle[1];
-unlock:
 	mutex_unlock(&dev->lock);
+	return ret;
+
+unpin:
+	if (exp && !ret) {
+		handle[0] = exp->handle[0];
+		handle[1] = exp->handle[1];
+	}
+	mutex_unlock(&dev->lock);
+	kfree(fresh);
+	dev->ops->unpin(dev->priv, obj);
+	dev->ops->put(dev->priv, obj);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_create);
@@ -291,9 +330,8 @@ void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
 
 	mutex_lock(&dev->lock);
 	list_for_each_entry(exp, &dev->export_list, link) {
-		drm_printf(p, "export ...%08x size %llu %s, %u importers\n",
-			   lower_32_bits(exp->handle[1]), exp->size,
-			   exp->pinned ? "pinned" : "not pinned", exp->nr_access);
+		drm_printf(p, "export ...%08x size %llu pinned, %u importers\n",
+			   lower_32_bits(exp->handle[1]), exp->size, exp->nr_access);
 		if (!exp->range)
 			continue;
 		drm_printf(p, "  npa %#llx size %llu, to:", exp->range->node.start,
@@ -308,24 +346,6 @@ void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
 static u64 window_offset(struct amdgpu_ualink_dev *dev, u64 npa)
 {
 	return npa - amdgpu_ualink_npa_build(dev->id, 0);
-}
-
-/*
- * Unpin once no range of the buffer is mapped. Returns the buffer whose
- * reference the caller drops with export_put_obj() after the lock: that
- * may be the last reference, and the driver's free may take the lock.
- */
-static void *export_unpin_idle(struct amdgpu_ualink_dev *dev,
-			       struct amdgpu_ualink_export *exp)
-{
-	lockdep_assert_held(&dev->lock);
-
-	if (!exp->pinned || exp->nr_ranges)
-		return NULL;
-	dev->ops->unpin(dev->priv, exp->obj);
-	exp->pinned = false;
-	dev->num_pins--;
-	return exp->obj;
 }
 
 /*
@@ -344,14 +364,6 @@ static void wait_zero(struct amdgpu_ualink_dev *dev, void *var,
 		mutex_lock(&dev->lock);
 	}
 	mutex_unlock(&dev->lock);
-}
-
-static void export_put_obj(struct amdgpu_ualink_dev *dev, void *obj)
-{
-	lockdep_assert_not_held(&dev->lock);
-
-	if (obj)
-		dev->ops->put(dev->priv, obj);
 }
 
 /* Unmap a range no importer can reach any more, then free its tables. */
@@ -399,15 +411,12 @@ static void access_remove(struct amdgpu_ualink_dev *dev,
 
 /*
  * Undo a removal: the fabric refuses the importer, its translations are
- * shot down, and the last one out unmaps the range and, with the last
- * range of the buffer, unpins it. The export is not touched after the
- * count its destroyer waits for drops, under the lock; the buffer only
- * through the pin's own reference.
+ * shot down, and the last one out unmaps the range. The export is not
+ * touched after the count its destroyer waits for drops, under the lock.
  */
 static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 {
 	struct amdgpu_ualink_export *exp = r->exp;
-	void *obj = NULL;
 
 	dev->ops->deny(dev->priv, r->peer, r->npa, r->size);
 	/*
@@ -426,30 +435,22 @@ static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 
 	mutex_lock(&dev->lock);
 	dev->num_grants--;
-	if (r->range) {
+	if (r->range)
 		exp->nr_ranges--;
-		obj = export_unpin_idle(dev, exp);
-	}
 	if (!--exp->nr_undoing)
 		wake_up_var(exp);
 	if (!dev->num_grants)
 		wake_up_var(&dev->num_grants);
 	mutex_unlock(&dev->lock);
-	/*
-	 * The export may be freed by now; the buffer is held by the pin's
-	 * reference, which may be its last (its free may end an export of
-	 * it, so not before the count above dropped).
-	 */
-	export_put_obj(dev, obj);
+	/* the export may be freed by now */
 }
 
 /*
- * Pin the buffer if need be and map it into a new range of our window.
- * Returns 0 or the NPA_FAIL reason; *@unpinned is a reference to drop
- * after the lock.
+ * Map the pinned buffer into a new range of our window. Returns 0 or the
+ * NPA_FAIL reason.
  */
 static int export_map(struct amdgpu_ualink_dev *dev,
-		      struct amdgpu_ualink_export *exp, void **unpinned)
+		      struct amdgpu_ualink_export *exp)
 {
 	struct amdgpu_ualink_npa_range *range;
 	struct amdgpu_ualink_pt_cursor cur;
@@ -460,39 +461,24 @@ static int export_map(struct amdgpu_ualink_dev *dev,
 	range = kzalloc(sizeof(*range), GFP_KERNEL);
 	if (!range)
 		return reason;
-	if (!exp->pinned) {
-		/* the pin holds a reference; none left: the buffer is going */
-		if (!dev->ops->get(dev->priv, exp->obj)) {
-			kfree(range);
-			return AMDGPU_UALINK_FAIL_INVALID_HANDLE;
-		}
-		if (dev->ops->pin(dev->priv, exp->obj)) {
-			*unpinned = exp->obj;
-			kfree(range);
-			return reason;
-		}
-		exp->pinned = true;
-		dev->num_pins++;
-	}
 	ret = amdgpu_ualink_window_alloc(&dev->window, exp->size, range);
 	if (ret) {
 		if (ret == -ENOSPC)
 			reason = AMDGPU_UALINK_FAIL_NO_SPACE;
-		goto unpin;
+		goto free;
 	}
 	dev->ops->cursor(dev->priv, exp->obj, &cur);
 	if (amdgpu_ualink_pt_map(dev->pt, window_offset(dev, range->node.start),
 				 exp->size, &cur)) {
 		amdgpu_ualink_window_free(&dev->window, range);
-		goto unpin;
+		goto free;
 	}
 	exp->range = range;
 	exp->nr_ranges++;
 	return 0;
 
-unpin:
+free:
 	kfree(range);
-	*unpinned = export_unpin_idle(dev, exp);
 	return reason;
 }
 
@@ -503,7 +489,6 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 {
 	struct amdgpu_ualink_npa_range *range;
 	struct amdgpu_ualink_export *exp;
-	void *unpinned = NULL;
 	int reason;
 
 	mutex_lock(&dev->lock);
@@ -513,8 +498,13 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 	if (test_bit(peer, exp->access))
 		goto granted;
 
+	/* its pin was lost to a suspend and not taken back */
+	if (!exp->pinned) {
+		rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
+		goto unlock;
+	}
 	if (!exp->range) {
-		reason = export_map(dev, exp, &unpinned);
+		reason = export_map(dev, exp);
 		if (reason) {
 			rsp->reason = reason;
 			goto unlock;
@@ -527,7 +517,6 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 			exp->range = NULL;
 			exp->nr_ranges--;
 			range_unmap(dev, range);
-			unpinned = export_unpin_idle(dev, exp);
 		}
 		goto unlock;
 	}
@@ -541,7 +530,6 @@ granted:
 	rsp->size = exp->range->node.size;
 unlock:
 	mutex_unlock(&dev->lock);
-	export_put_obj(dev, unpinned);
 }
 
 /*
@@ -668,14 +656,111 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_revoke_nonmembers);
  *	 are all empty
  *
  * For a reset: removals the mailbox's worker is undoing (a release, a lost
- * peer) are denied, shot down, unmapped and unpinned when this returns.
- * The count is dropped under the lock in the same section as the unpin
- * and read here under it.
+ * peer) are denied, shot down and unmapped when this returns. The count is
+ * dropped under the lock once the range is unmapped and read here under
+ * it.
  */
 void amdgpu_ualink_export_wait_ungranted(struct amdgpu_ualink_dev *dev)
 {
 	wait_zero(dev, &dev->num_grants, &dev->num_grants);
 }
+
+/**
+ * amdgpu_ualink_export_unpin_all - the device suspends: unpin its exports
+ * @dev: the exporting device, out of the pod (amdgpu_ualink_dev_reset():
+ *	 no importer left, none granted until it is back)
+ *
+ * So that the driver can save exported memory like any other across a
+ * system suspend. The exports stay (their handles resolve), but grant
+ * nothing until amdgpu_ualink_export_repin_all() pinned them again.
+ *
+ * Context: process context; takes &amdgpu_ualink_dev.lock.
+ */
+void amdgpu_ualink_export_unpin_all(struct amdgpu_ualink_dev *dev)
+{
+	struct amdgpu_ualink_export *exp;
+	void *obj;
+
+	for (;;) {
+		obj = NULL;
+		mutex_lock(&dev->lock);
+		list_for_each_entry(exp, &dev->export_list, link) {
+			if (!exp->pinned || WARN_ON(exp->nr_ranges))
+				continue;
+			exp->pinned = false;
+			exp->repin_tried = false;
+			dev->num_pins--;
+			obj = exp->obj;
+			/* the export's own reference may go with it meanwhile */
+			WARN_ON(!dev->ops->get(dev->priv, obj));
+			break;
+		}
+		mutex_unlock(&dev->lock);
+		if (!obj)
+			break;
+		dev->ops->unpin(dev->priv, obj);
+		dev->ops->put(dev->priv, obj);
+	}
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_unpin_all);
+
+/**
+ * amdgpu_ualink_export_repin_all - the device resumed: pin its exports again
+ * @dev: the exporting device
+ *
+ * Pins every export amdgpu_ualink_export_unpin_all() unpinned. One whose
+ * pin fails stays unpinned, and its importers' NPA_REQ get NPA_FAIL
+ * "error" (-EIO) until it ends.
+ *
+ * Context: process context, where the driver may move buffers; takes
+ * &amdgpu_ualink_dev.lock.
+ * Returns: the number of exports that could not be pinned again.
+ */
+unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev)
+{
+	struct amdgpu_ualink_export *exp;
+	unsigned int failed = 0;
+	u64 handle[2];
+	void *obj;
+	int ret;
+
+	for (;;) {
+		obj = NULL;
+		mutex_lock(&dev->lock);
+		list_for_each_entry(exp, &dev->export_list, link) {
+			if (exp->pinned || exp->repin_tried)
+				continue;
+			exp->repin_tried = true;
+			obj = exp->obj;
+			handle[0] = exp->handle[0];
+			handle[1] = exp->handle[1];
+			WARN_ON(!dev->ops->get(dev->priv, obj));
+			break;
+		}
+		mutex_unlock(&dev->lock);
+		if (!obj)
+			break;
+		amdgpu_ualink_might_block();
+		ret = dev->ops->pin(dev->priv, obj);
+		mutex_lock(&dev->lock);
+		/* the export may have ended meanwhile: then the pin is not needed */
+		exp = ret ? NULL : export_find(dev, handle);
+		if (exp && exp->obj == obj && !exp->pinned) {
+			exp->pinned = true;
+			dev->num_pins++;
+		} else if (!ret) {
+			exp = NULL;
+		}
+		mutex_unlock(&dev->lock);
+		if (ret)
+			failed++;
+		else if (!exp)
+			dev->ops->unpin(dev->priv, obj);
+		dev->ops->put(dev->priv, obj);
+	}
+	return failed;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_repin_all);
 
 /**
  * amdgpu_ualink_export_detach - take an export out of its buffer's slot
@@ -759,6 +844,7 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	struct revocation *revs;
 	struct access_removal r;
 	u64 npa = 0, size = 0;
+	bool pinned;
 	long left;
 
 	mutex_lock(&dev->lock);
@@ -829,7 +915,16 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	 * here, under the lock, nobody touches the export or the buffer.
 	 */
 	wait_zero(dev, exp, &exp->nr_undoing);
-	WARN_ON(exp->nr_ranges || exp->range || exp->pinned);
+	WARN_ON(exp->nr_ranges || exp->range);
+	mutex_lock(&dev->lock);
+	pinned = exp->pinned;
+	if (pinned)
+		dev->num_pins--;
+	mutex_unlock(&dev->lock);
+	/* no importer reaches it: the pin, and its reference (maybe the last) */
+	if (pinned)
+		dev->ops->unpin(dev->priv, exp->obj);
+	dev->ops->put(dev->priv, exp->obj);
 	kfree(exp);
 }
 
@@ -894,9 +989,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_end);
  * importer left is denied by the fabric and shot down, the range unmapped
  * and freed, and the buffer unpinned. Removals the mailbox's worker is
  * undoing meanwhile are waited for as well. When this returns, the buffer
- * is unpinned and the core no longer touches it, but for dropping the
- * pin's reference (&amdgpu_ualink_dev_ops.put), which may then be the last
- * one and free the buffer on the worker. Nothing if the buffer was never
+ * is unpinned, the export's reference to it dropped (which may have freed
+ * it) and the core no longer touches it. Nothing if the buffer was never
  * exported. A driver whose users must not wait for importers' GPU work
  * (a process exit, say) uses amdgpu_ualink_export_end().
  *

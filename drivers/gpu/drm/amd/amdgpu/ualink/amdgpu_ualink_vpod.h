@@ -118,7 +118,7 @@ struct amdgpu_ualink_vpod_node {
 	void *heap_slot;
 	/** @heap_handle: its handle */
 	u64 heap_handle[2];
-	/** @heap_pins: pins of it */
+	/** @heap_pins: pins of it, under &amdgpu_ualink_dev.lock of @udev */
 	int heap_pins;
 	/** @stopped: its mailbox is going, under the fabric's lock */
 	bool stopped;

@@ -29,7 +29,8 @@
  *	gauges, ``<key> <value>`` per line: ``exports grants pins imports
  *	npa_bytes pt_tables tlb_entries fabric_faults``; all 0 when the
  *	accelerator exports and imports nothing (a fabric-only accelerator's
- *	heap counts as one export), but the counters after them:
+ *	heap counts as one export and one pin: an export is pinned from its
+ *	creation to its end), but the counters after them:
  *	``fabric_faults``, the accesses to its window the fabric refused so
  *	far; ``revoke_timeouts``, revoked imports released while GPU work on
  *	them still ran (after ``revoke_timeout_ms``); ``release_timeouts``,

@@ -669,7 +669,7 @@ static int heap_pin(void *priv, void *obj)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
 
-	lockdep_assert_held(&node->udev.lock);
+	guard(mutex)(&node->udev.lock);
 	node->heap_pins++;
 	return 0;
 }
@@ -678,7 +678,8 @@ static void heap_unpin(void *priv, void *obj)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
 
-	lockdep_assert_held(&node->udev.lock);
+	guard(mutex)(&node->udev.lock);
+	WARN_ON(node->heap_pins <= 0);
 	node->heap_pins--;
 }
 

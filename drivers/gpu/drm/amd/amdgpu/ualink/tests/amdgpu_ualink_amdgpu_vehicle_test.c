@@ -360,7 +360,7 @@ static int vehicle_import(struct kunit *test, struct drm_file *file,
  * The vehicle itself: amdgpu's GEM create makes a VRAM buffer on A, the
  * UALink ioctl exports it, B's import is a buffer amdgpu_bo_create()
  * placed in AMDGPU_PL_NPA at the NPA A granted, and A's export pinned a
- * buffer of amdgpu's VRAM manager.
+ * buffer of amdgpu's VRAM manager, from the export to its end.
  */
 static void ualink_vehicle_export_import(struct kunit *test)
 {
@@ -380,7 +380,7 @@ static void ualink_vehicle_export_import(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exp->tbo.resource->mem_type, TTM_PL_VRAM);
 	h = vehicle_export(test, fa, ga);
 	KUNIT_EXPECT_EQ(test, h.lo & AMDGPU_UALINK_HANDLE_ACCEL_ID_MASK, FAKE_A);
-	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 
 	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &gb), 0);
 	imp = vehicle_bo(test, fb, gb);
@@ -388,21 +388,25 @@ static void ualink_vehicle_export_import(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_bo_gpu_offset_no_check(imp) &
 			~(AMDGPU_UALINK_NPA_WINDOW_SIZE - 1), amdgpu_ualink_npa_build(FAKE_A, 0));
 	KUNIT_EXPECT_EQ(test, amdgpu_bo_size(imp), SZ_2M);
-	/* A pinned its buffer for B, in VRAM, and its IP lets B in */
+	/* A's buffer stays pinned in VRAM, and its IP lets B in */
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 	KUNIT_EXPECT_EQ(test, exp->tbo.resource->mem_type, TTM_PL_VRAM);
 	KUNIT_EXPECT_TRUE(test, test_bit(FAKE_B, a->allowed));
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->allows), 1);
 
-	/* B lets go, then A: B is shut out, nothing stays pinned */
+	/* B lets go, then A: B is shut out, then nothing stays pinned */
 	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 	KUNIT_EXPECT_FALSE(test, test_bit(FAKE_B, a->allowed));
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->denies), 1);
-	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	drm_gem_object_get(&exp->tbo.base);
 	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	drm_gem_object_put(&exp->tbo.base);
 }
 
 KUNIT_DEFINE_ACTION_WRAPPER(vehicle_gem_put, drm_gem_object_put,
@@ -951,7 +955,48 @@ static void ualink_vehicle_pin_invisible(struct kunit *test)
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);	/* till the export ends */
+	drm_gem_object_get(&exp->tbo.base);
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	drm_gem_object_put(&exp->tbo.base);
+}
+
+/*
+ * System suspend of the exporter: it leaves the pod and unpins its export
+ * before VRAM is evicted, so that the buffer is saved with the rest; the
+ * export stays, and resume pins it again and lets importers in.
+ */
+static void ualink_vehicle_suspend_unpins(struct kunit *test)
+{
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *exp, *imp;
+	u32 ga, gb, again;
+
+	exp = vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
+	imp = vehicle_bo(test, fb, gb);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	amdgpu_ualink_suspend(&a->adev);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->udev.num_exports, 1);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
+	amdgpu_ualink_resume(&a->adev);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, exp->tbo.resource->mem_type, TTM_PL_VRAM);
+	/* B's import died with A's leaving; the handle imports again */
+	vehicle_wait_dead(test, imp);
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &again), 0);
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, again), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 }
 
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
@@ -965,6 +1010,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_ends_later),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),
+	KUNIT_CASE_SLOW(ualink_vehicle_suspend_unpins),
 	{}
 };
 

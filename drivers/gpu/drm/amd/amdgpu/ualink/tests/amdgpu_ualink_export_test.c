@@ -165,22 +165,88 @@ static void export_concurrent(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
-/* A holds no grant and no pin (the pin goes last, after the unmap). */
+/* A grants nothing, and its window is empty (the range goes last). */
 static bool a_idle(void *arg)
 {
 	struct amdgpu_ualink_dev *a = tpod_dev(arg, A);
+	unsigned int ranges;
+	u64 allocated;
 	bool idle;
 
 	mutex_lock(&a->lock);
-	idle = !a->num_grants && !a->num_pins;
+	idle = !a->num_grants;
 	mutex_unlock(&a->lock);
-	return idle;
+	amdgpu_ualink_window_usage(&a->window, &allocated, &ranges);
+	return idle && !ranges;
 }
 
 /*
- * Two importers: pinned once, mapped once into one range they share, each
- * let in by the fabric; a release shuts its importer out (the other still
- * reaches the buffer), the last one unmaps and unpins.
+ * An export is pinned from its creation to its end, by the exporter's
+ * process; a failed pin fails the export. A suspend unpins it after the
+ * device left the pod (the handle still resolves, importers are refused
+ * with -EIO meanwhile) and the resume pins it again; one that cannot be
+ * pinned again keeps refusing, and its end does not unpin it twice.
+ */
+static void export_pinned_at_export(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M), *o2 = tpod_obj(pod, SZ_2M, SZ_2M);
+	struct amdgpu_ualink_dev *a = tpod_dev(pod, A);
+	struct amdgpu_ualink_import *ib;
+	u64 h[2], h2[2];
+
+	o->pin_error = -ENOSPC;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_create(a, o, o->size, &o->slot, h),
+			-ENOSPC);
+	KUNIT_EXPECT_NULL(test, o->slot);
+	KUNIT_EXPECT_EQ(test, o->refs, 0);
+	KUNIT_EXPECT_EQ(test, a->num_exports, 0);
+	o->pin_error = 0;
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, A, o2, h2);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, o->refs, 1);
+	KUNIT_EXPECT_EQ(test, a->num_pins, 2);
+	/* the same buffer again: the same export, pinned once */
+	tpod_export(pod, A, o, h);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, a->num_exports, 2);
+
+	/* suspend: once no importer is left (the device left the pod), unpinned */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_import_put(ib);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_export_unpin_all(a);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o2->pins, 0);
+	KUNIT_EXPECT_EQ(test, a->num_pins, 0);
+	KUNIT_EXPECT_EQ(test, o->refs, 1);	/* the export's */
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->bad_unpins), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EIO);
+
+	/* resume: pinned again, but o2, which cannot be */
+	o2->pin_error = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_repin_all(a), 1);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, o2->pins, 0);
+	KUNIT_EXPECT_EQ(test, a->num_pins, 1);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_import_put(ib);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &ib), -EIO);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_export_destroy(a, &o->slot);
+	amdgpu_ualink_export_destroy(a, &o2->slot);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->refs, 0);
+	KUNIT_EXPECT_EQ(test, o2->refs, 0);
+	KUNIT_EXPECT_EQ(test, a->num_pins, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->bad_unpins), 0);
+}
+
+/*
+ * Two importers: pinned at export, mapped once into one range they share,
+ * each let in by the fabric; a release shuts its importer out (the other
+ * still reaches the buffer), the last one unmaps; the end unpins.
  */
 static void export_grant_and_release(struct kunit *test)
 {
@@ -193,7 +259,8 @@ static void export_grant_and_release(struct kunit *test)
 	unsigned long tables;
 
 	tpod_export(pod, A, o, h);
-	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);	/* at export */
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, A)->num_pins, 1);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
 	tables = a->dev->pt->tables;
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h, &ic), 0);
@@ -231,14 +298,16 @@ static void export_grant_and_release(struct kunit *test)
 	amdgpu_ualink_import_put(ic);
 	flush_workqueue(tpod_dev(pod, C)->wq);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
-	KUNIT_EXPECT_EQ(test, o->pins, 0);
-	KUNIT_EXPECT_EQ(test, o->refs, 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);	/* till the export ends */
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->shootdowns), 2);
 	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
 	KUNIT_EXPECT_EQ(test, allocated, 0);
 	KUNIT_EXPECT_EQ(test, a->dev->pt->tables, 1);	/* the root */
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->refs, 0);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, A)->num_pins, 0);
 }
 
 /*
@@ -276,14 +345,13 @@ static void export_refusals(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, &next, &m), 0);
 	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_FAIL);
 	KUNIT_EXPECT_EQ(test, m.reason, AMDGPU_UALINK_FAIL_INVALID_HANDLE);
-	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
 /*
  * The exporter's window is full: -ENOSPC for the export that does not fit,
- * which stays unpinned; importers of the one that fits are not affected.
+ * which stays unmapped; importers of the one that fits are not affected.
  */
 static void export_no_space(struct kunit *test)
 {
@@ -301,8 +369,8 @@ static void export_no_space(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &none), -ENOSPC);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 2);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
-	KUNIT_EXPECT_EQ(test, o2->pins, 0);
-	KUNIT_EXPECT_EQ(test, o2->refs, 0);
+	KUNIT_EXPECT_EQ(test, o2->pins, 1);
+	KUNIT_EXPECT_EQ(test, o2->refs, 1);	/* the export's */
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
@@ -483,7 +551,7 @@ static void export_revoke_bounded(struct kunit *test)
 	amdgpu_ualink_import_put(ib);
 }
 
-/* An importer resets: the exporter drops its grants and pins. */
+/* An importer resets: the exporter drops its grants; the pin stays. */
 static void export_importer_reset(struct kunit *test)
 {
 	struct tpod *pod = pod_create(test);
@@ -496,7 +564,7 @@ static void export_importer_reset(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	amdgpu_ualink_mbox_reset(tpod_dev(pod, B)->mbox);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(a_idle, pod, 10000));
-	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	/* B's side: its import is from a connection that ended */
 	amdgpu_ualink_import_put(ib);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
@@ -677,7 +745,7 @@ static void export_unreachable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
 	expect_shot(test, pod, A, 3, C, npa);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
-	KUNIT_EXPECT_EQ(test, o2->pins, 0);
+	KUNIT_EXPECT_EQ(test, o2->pins, 1);	/* the export's, till it ends */
 	tpod_node(pod, C)->vpod = 0;
 	amdgpu_ualink_import_put(ic);
 	flush_workqueue(tpod_dev(pod, C)->wq);
@@ -750,7 +818,7 @@ static void export_shootdown_unacknowledged(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->dev->shootdown_errors), 1);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
-	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);	/* the export's, till it ends */
 	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
 	KUNIT_EXPECT_EQ(test, ranges, 0);
 	amdgpu_ualink_export_destroy(a->dev, &o->slot);
@@ -861,8 +929,9 @@ static void export_symmetric_heap(struct kunit *test)
 				heap_request(tpod_dev(pod, e), i, AMDGPU_UALINK_MSG_NPA_RELEASE,
 					     h[e], npa[e], HEAP_SIZE, &rsp);
 		KUNIT_EXPECT_EQ(test, tpod_grants(pod, e), 0);
-		KUNIT_EXPECT_EQ(test, heaps[e].pins, 0);
+		KUNIT_EXPECT_EQ(test, heaps[e].pins, 1);
 		amdgpu_ualink_export_destroy(tpod_dev(pod, e), &heaps[e].slot);
+		KUNIT_EXPECT_EQ(test, heaps[e].pins, 0);
 	}
 }
 
@@ -873,6 +942,7 @@ struct destroyer {
 	bool reset;
 	struct completion done;
 	int pins;	/* the buffer's, when the destroyer returned */
+	int want_pins;	/* what they must be: 1 after a reset, 0 after a destroy */
 };
 
 static int destroyer_fn(void *arg)
@@ -905,24 +975,22 @@ static void destroyer_end(struct kunit *test, struct destroyer *d,
 	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&d->done, 10 * HZ));
 	kthread_stop(task);
 	put_task_struct(task);
-	/* the buffer was unpinned before the destroyer (or reset) returned */
-	KUNIT_EXPECT_EQ(test, d->pins, 0);
-	KUNIT_EXPECT_EQ(test, d->dev->num_pins, 0);
-	/* the pin's reference, dropped by the worker after the unpin */
-	amdgpu_ualink_dev_flush(d->dev);
-	KUNIT_EXPECT_EQ(test, d->o->refs, 0);
+	/* a destroyed export was unpinned before the destroyer returned */
+	KUNIT_EXPECT_EQ(test, d->pins, d->want_pins);
+	KUNIT_EXPECT_EQ(test, d->dev->num_pins, d->want_pins);
+	/* and its reference dropped; a reset keeps the export */
+	KUNIT_EXPECT_EQ(test, d->o->refs, d->want_pins);
 }
 
 /*
  * An importer's release undone on the exporter's worker while the export
- * is destroyed: the destroyer must not return, and so let the driver free
- * the buffer, before the worker is done with it. The worker is held before
- * it drops the last grant and again inside the unpin, after the count of
- * grants reached 0; there the destroyer, asleep since before the drop, is
- * woken as any other grant's undo may wake it (wait_var_event() on the
- * export). It must go back to sleep and return only after the unpin and
- * the count drop; the pin's reference, which the core holds until then,
- * goes right after.
+ * is destroyed: the destroyer must not unpin and return, and so let the
+ * driver free the buffer, before the worker is done with the range. The
+ * worker is held before it drops the last grant; the destroyer, asleep
+ * since before the drop, is woken as any other grant's undo may wake it
+ * (wait_var_event() on the export) and must go back to sleep. Once the
+ * worker let go, the destroyer unpins (it stops in the unpin: the worker
+ * never gets there) and returns with the export's reference dropped.
  */
 static void export_destroy_waits_for_undo(struct kunit *test)
 {
@@ -950,13 +1018,16 @@ static void export_destroy_waits_for_undo(struct kunit *test)
 	/* the destroyer finds no grant of its own and waits for the worker's */
 	task = destroyer_start(test, &d);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_blocked(task, &d.done));
+	wake_up_var(exp);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_blocked(task, &d.done));
 	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
 
-	/* the worker drops the grant and stops in the unpin, under A's lock */
+	/* the worker drops the grant; then the destroyer unpins */
 	tpod_hold_release(&a->shootdown_hold);
 	KUNIT_EXPECT_TRUE(test, tpod_hold_reached(&a->unpin_hold));
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, o->refs, 1);	/* still held for the unpin */
-	wake_up_var(exp);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_blocked(task, &d.done));
 	KUNIT_EXPECT_FALSE(test, completion_done(&d.done));
 
@@ -966,14 +1037,17 @@ static void export_destroy_waits_for_undo(struct kunit *test)
 
 /*
  * The same for a reset of the exporter, which leaves the pod (suspend, GPU
- * reset): what the worker was undoing is unpinned when the reset returns,
- * before the driver evicts or resets the memory.
+ * reset): what the worker was undoing is undone when the reset returns,
+ * before the driver unpins (suspend), evicts or resets the memory. The
+ * export stays, pinned.
  */
 static void export_reset_waits_for_undo(struct kunit *test)
 {
 	struct tpod *pod = pod_create(test);
 	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M);
-	struct destroyer d = { .dev = tpod_dev(pod, A), .o = o, .reset = true };
+	struct destroyer d = {
+		.dev = tpod_dev(pod, A), .o = o, .reset = true, .want_pins = 1,
+	};
 	struct tpod_node *a = tpod_node(pod, A);
 	struct amdgpu_ualink_import *ib;
 	struct task_struct *task;
@@ -1002,6 +1076,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_handles),
 	KUNIT_CASE(export_detach),
 	KUNIT_CASE(export_concurrent),
+	KUNIT_CASE(export_pinned_at_export),
 	KUNIT_CASE(export_grant_and_release),
 	KUNIT_CASE(export_refusals),
 	KUNIT_CASE(export_no_space),

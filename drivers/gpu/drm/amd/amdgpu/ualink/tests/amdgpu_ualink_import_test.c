@@ -207,9 +207,9 @@ static void import_errors(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), bad, &imp), -ETIMEDOUT);
 	flush_workqueue(tpod_dev(pod, B)->wq);
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
-	/* none of it left anything behind at A */
+	/* none of it left anything behind at A but the export's own pin */
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
-	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, B), &mine->slot);
 }
@@ -291,9 +291,9 @@ static bool no_grants_at_100(void *arg)
 
 /*
  * A GPU reset of A (amdgpu_ualink_dev_reset()): A drops the grant it gave
- * B and unpins at once, its own import from 100 dies at once, B's import
- * of A dies and 100 drops its grant to A when they hear A's new
- * generation; A's export stays and B imports it again.
+ * B at once (the export stays pinned), its own import from 100 dies at
+ * once, B's import of A dies and 100 drops its grant to A when they hear
+ * A's new generation; A's export stays and B imports it again.
  */
 static void import_dev_reset(struct kunit *test)
 {
@@ -315,14 +315,14 @@ static void import_dev_reset(struct kunit *test)
 	amdgpu_ualink_dev_reset(tpod_dev(pod, A));
 	/* A's own side, before the call returns */
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
-	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	KUNIT_EXPECT_TRUE(test, abuf->dead);
 	KUNIT_EXPECT_EQ(test, aimp->state, AMDGPU_UALINK_IMPORT_DEAD);
 	/* the peers', once they hear of it */
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(b_revoked, pod, 10000));
 	KUNIT_EXPECT_TRUE(test, buf->dead);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_grants_at_100, pod, 10000));
-	KUNIT_EXPECT_EQ(test, oc->pins, 0);
+	KUNIT_EXPECT_EQ(test, oc->pins, 1);
 	/* the export survived */
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &again), 0);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);

@@ -306,8 +306,9 @@ static void ioctl_export_import(struct kunit *test)
 
 	fake_release(fb);
 	fake_release(fa);
-	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 1);	/* the export's */
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
 }
 
 /*
@@ -510,7 +511,7 @@ static void ioctl_batch(struct kunit *test)
 
 	/*
 	 * A imports its own handle in a batch: a reference each for handle
-	 * and fd, besides the one of the pin for B's import
+	 * and fd, besides the export's
 	 */
 	e[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[3].handle };
 	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e[0])), 0);
@@ -523,8 +524,9 @@ static void ioctl_batch(struct kunit *test)
 
 	fake_release(fa);
 	fake_release(fb);
-	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 1);	/* the export's */
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
 	amdgpu_ualink_export_destroy(tpod_node(pod, D)->dev, &fd->objs[0]->slot);
 }
 

@@ -274,6 +274,8 @@ static int d_pin(void *priv, void *obj)
 {
 	struct tobj *o = obj;
 
+	if (o->pin_error)
+		return o->pin_error;
 	/* the core holds a reference for as long as it pins */
 	if (o->refs <= o->pins)
 		atomic_inc(&((struct tpod_node *)priv)->bad_unpins);

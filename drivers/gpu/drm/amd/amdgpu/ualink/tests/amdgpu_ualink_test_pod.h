@@ -56,6 +56,7 @@ struct tobj {
 	int pins;
 	/* taken by the core's get: for a pin, and for imports of our own */
 	int refs;
+	int pin_error;	/* what pinning it returns, when not 0 */
 	bool dead;	/* an import's buffer, revoked */
 	/* an import's buffer: GPU work on it, from tpod_job(), or NULL */
 	struct dma_fence *job;

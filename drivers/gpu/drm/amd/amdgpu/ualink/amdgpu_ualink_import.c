@@ -172,28 +172,14 @@ static void import_settle(struct amdgpu_ualink_dev *dev,
 		import_unlist(dev, imp);
 }
 
-/*
- * An import whose request timed out may hold a grant the exporter's lost
- * answer made: ask again (the exporter gives a member the same range) and
- * give back what it says. Each step bounded by the mailbox timeout.
- */
-static void import_give_back(struct amdgpu_ualink_dev *dev,
-			     struct amdgpu_ualink_import *imp, u16 exporter)
+/* Give the exporter the range @npa, @size back; bounded by the mailbox. */
+static void import_release_range(struct amdgpu_ualink_dev *dev,
+				 struct amdgpu_ualink_import *imp, u64 npa,
+				 u64 size)
 {
+	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
 	struct amdgpu_ualink_req *req = &imp->release_req;
-	u64 npa, size;
 
-	memset(req, 0, sizeof(*req));
-	req->msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
-	req->msg.handle[0] = imp->handle[0];
-	req->msg.handle[1] = imp->handle[1];
-	if (amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
-		return;
-	wait_for_completion(&req->done);
-	if (req->status || req->rsp.type != AMDGPU_UALINK_MSG_NPA_RSP)
-		return;
-	npa = req->rsp.npa;
-	size = req->rsp.size;
 	memset(req, 0, sizeof(*req));
 	req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
 	req->msg.handle[0] = imp->handle[0];
@@ -204,13 +190,33 @@ static void import_give_back(struct amdgpu_ualink_dev *dev,
 		wait_for_completion(&req->done);
 }
 
+/*
+ * An import whose request timed out may hold a grant the exporter's lost
+ * answer made: ask again (the exporter gives a member the same range) and
+ * give back what it says. Each step bounded by the mailbox timeout.
+ */
+static void import_give_back(struct amdgpu_ualink_dev *dev,
+			     struct amdgpu_ualink_import *imp, u16 exporter)
+{
+	struct amdgpu_ualink_req *req = &imp->release_req;
+
+	memset(req, 0, sizeof(*req));
+	req->msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
+	req->msg.handle[0] = imp->handle[0];
+	req->msg.handle[1] = imp->handle[1];
+	if (amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
+		return;
+	wait_for_completion(&req->done);
+	if (!req->status && req->rsp.type == AMDGPU_UALINK_MSG_NPA_RSP)
+		import_release_range(dev, imp, req->rsp.npa, req->rsp.size);
+}
+
 static void import_release_work(struct work_struct *work)
 {
 	struct amdgpu_ualink_import *imp =
 		container_of(work, struct amdgpu_ualink_import, release);
 	struct amdgpu_ualink_dev *dev = imp->dev;
 	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
-	struct amdgpu_ualink_req *req = &imp->release_req;
 	bool release, unsure;
 
 	/* a request nobody waited for: its answer decides (bounded) */
@@ -225,15 +231,8 @@ static void import_release_work(struct work_struct *work)
 
 	if (unsure)
 		import_give_back(dev, imp, exporter);
-	if (release) {
-		req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
-		req->msg.handle[0] = imp->handle[0];
-		req->msg.handle[1] = imp->handle[1];
-		req->msg.npa = imp->npa;
-		req->msg.size = imp->size;
-		if (!amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
-			wait_for_completion(&req->done);
-	}
+	if (release)
+		import_release_range(dev, imp, imp->npa, imp->size);
 
 	mutex_lock(&dev->lock);
 	import_unlist(dev, imp);
@@ -510,8 +509,6 @@ static void import_kill_work(struct work_struct *work)
 	struct amdgpu_ualink_import *imp =
 		container_of(work, struct amdgpu_ualink_import, kill);
 	struct amdgpu_ualink_dev *dev = imp->dev;
-	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
-	struct amdgpu_ualink_req *req = &imp->release_req;
 	struct dma_fence *fence = NULL;
 	long left;
 
@@ -528,7 +525,7 @@ static void import_kill_work(struct work_struct *work)
 	if (imp->tell) {
 		left = amdgpu_ualink_revoke_timeout(dev);
 		if (IS_ERR(fence))	/* unknown: as if busy till the bound */
-			schedule_timeout_uninterruptible(left);
+			left = schedule_timeout_uninterruptible(left);
 		else if (fence)
 			left = dma_fence_wait_timeout(fence, false, left);
 		if (!left) {
@@ -536,14 +533,7 @@ static void import_kill_work(struct work_struct *work)
 			pr_warn_ratelimited("amdgpu_ualink: accelerator %u: GPU work on a revoked import outlived revoke_timeout_ms\n",
 					    dev->id);
 		}
-		memset(req, 0, sizeof(*req));
-		req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
-		req->msg.handle[0] = imp->handle[0];
-		req->msg.handle[1] = imp->handle[1];
-		req->msg.npa = imp->npa;
-		req->msg.size = imp->size;
-		if (!amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
-			wait_for_completion(&req->done);
+		import_release_range(dev, imp, imp->npa, imp->size);
 	}
 	if (!IS_ERR_OR_NULL(fence))
 		dma_fence_put(fence);

@@ -443,7 +443,10 @@ static void test_revoke_waits_for_job(void)
 	 * X and from Y; X's other import from Y stays alive.
 	 */
 	do {
-		/* Y's two exports stay pinned: X's grant on the first lives */
+		/*
+		 * Y's two exports stay pinned: X's grant on the first lives
+		 * (checked before 9 s of the 10 s job, however slow a round)
+		 */
 		igt_assert_eq_u64(count_of(1, C_PINS), 2);
 		t = vpod_now_ms();
 		g = import_gem(fd2, hx, NULL);
@@ -461,7 +464,6 @@ static void test_revoke_waits_for_job(void)
 	} while (vpod_now_ms() - start < JOB_MS - 1000);
 	igt_info("%u rounds of two imports from X and Y during the job: mean %llu ms, worst %llu ms\n",
 		 n, (unsigned long long)(total / n), (unsigned long long)worst);
-	igt_assert_eq_u64(count_of(1, C_PINS), 2);
 
 	/* the job ends by itself: X releases, Y lets go */
 	wait_count(1, C_PINS, 1, JOB_MS);

@@ -241,6 +241,15 @@ static void import_release_work(struct work_struct *work)
 	kfree(imp);
 }
 
+/* The last reference went on the device's workqueue: release now. */
+static void import_last_put_here(struct kref *ref)
+{
+	struct amdgpu_ualink_import *imp =
+		container_of(ref, struct amdgpu_ualink_import, ref);
+
+	import_release_work(&imp->release);
+}
+
 static void import_last_put(struct kref *ref)
 {
 	struct amdgpu_ualink_import *imp =
@@ -537,7 +546,12 @@ static void import_kill_work(struct work_struct *work)
 	}
 	if (!IS_ERR_OR_NULL(fence))
 		dma_fence_put(fence);
-	amdgpu_ualink_import_put(imp);
+	/*
+	 * The last reference goes here, on the device's workqueue: release
+	 * at once rather than queue the release behind this work, which a
+	 * flush of the workqueue that started before it would not wait for.
+	 */
+	kref_put(&imp->ref, import_last_put_here);
 }
 
 /**

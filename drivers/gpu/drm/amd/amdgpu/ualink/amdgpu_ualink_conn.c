@@ -742,6 +742,36 @@ void amdgpu_ualink_mbox_peer_offline(struct amdgpu_ualink_mbox *mbox, u16 peer)
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_offline);
 
 /**
+ * amdgpu_ualink_mbox_peer_forget - end a connection on our side
+ * @mbox: our node
+ * @peer: the peer's accelerator ID
+ *
+ * For a peer that may hold state we could not tell it to drop (an
+ * NPA_REVOKE it never answered): the connection ends as if the peer were
+ * lost (%AMDGPU_UALINK_PEER_LOST), and the next message either side sends
+ * starts a new one, whose HELLO makes the peer end its side too, and so
+ * drop what it held of ours, before anything else passes.
+ */
+void amdgpu_ualink_mbox_peer_forget(struct amdgpu_ualink_mbox *mbox, u16 peer)
+{
+	struct amdgpu_ualink_peer *p;
+
+	if (peer >= AMDGPU_UALINK_MAX_ACCELS)
+		return;
+	p = xa_load(&mbox->peers, peer);
+	if (!p)
+		return;
+	mutex_lock(&p->lock);
+	if (p->state == AMDGPU_UALINK_CONN_ESTABLISHED ||
+	    p->state == AMDGPU_UALINK_CONN_HELLO_SENT)
+		amdgpu_ualink_peer_defer_event(p,
+					       amdgpu_ualink_conn_end(p, AMDGPU_UALINK_PEER_LOST,
+								      -ENOLINK));
+	mutex_unlock(&p->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_forget);
+
+/**
  * amdgpu_ualink_mbox_peer_online - the backend reports a peer back
  * @mbox: our node
  * @peer: the peer's accelerator ID

@@ -330,6 +330,7 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
 				 const struct amdgpu_ualink_msg *req,
 				 struct amdgpu_ualink_msg *rsp);
 void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer);
+void amdgpu_ualink_import_drop_nonmembers(struct amdgpu_ualink_dev *dev);
 int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev);
 int amdgpu_ualink_import_init(struct amdgpu_ualink_dev *dev);

@@ -61,7 +61,12 @@
  * mapped for it until then, or for ``revoke_timeout_ms`` plus one mailbox
  * timeout at most. Then every member still in the set is denied and shot
  * down as above, the range unmapped and the buffer unpinned: GPU work of
- * an importer that outlives the bound faults at our fabric. Releases and
+ * an importer that outlives the bound faults at our fabric. An importer
+ * that did not answer its NPA_REVOKE at all may still believe its import
+ * ready, and the range may later hold another export it imports: its
+ * connection is ended (amdgpu_ualink_mbox_peer_forget()), so that the
+ * HELLO of the next contact makes it drop everything it holds of ours
+ * before it can be let into any range again. Releases and
  * lost peers still take importers out of an ending export (it stays in
  * the table for them, and on &amdgpu_ualink_dev.draining). Removals that
  * the mailbox's worker is undoing at the same time are waited for until
@@ -861,9 +866,10 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	/*
 	 * Every revocation on the wire before the first wait. The requests
 	 * are allocated only now, so that an importer costs one bit; without
-	 * memory for them the range goes unannounced, which is safe (the
-	 * importers are denied and shot down all the same) but leaves them
-	 * to find out at their next access.
+	 * memory for them the range goes unannounced: the importers are
+	 * denied and shot down all the same, and their connections end so
+	 * that they drop the import before they can be let into the range
+	 * again.
 	 */
 	revs = n ? kvcalloc(n, sizeof(*revs), GFP_KERNEL) : NULL;
 	i = 0;
@@ -887,8 +893,23 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 		}
 	}
 	/* the answers say they heard it; their releases follow their GPU work */
-	for (i = 0; revs && i < n; i++)
+	for (i = 0; revs && i < n; i++) {
 		wait_for_completion(&revs[i].req.done);
+		/*
+		 * No answer, the connection alive: the importer may still
+		 * believe its import ready, and would read whatever the range
+		 * holds next once it is let into it again. End the connection:
+		 * the next contact's HELLO makes it drop all it holds of ours.
+		 */
+		if (revs[i].req.status == -ETIMEDOUT)
+			amdgpu_ualink_mbox_peer_forget(dev->mbox, revs[i].peer);
+	}
+	/* nobody was told: the same for each importer */
+	for_each_set_bit(peer, members, AMDGPU_UALINK_MAX_ACCELS) {
+		if (revs)
+			break;
+		amdgpu_ualink_mbox_peer_forget(dev->mbox, peer);
+	}
 	if (revs) {
 		amdgpu_ualink_mbox_get_timeout(dev->mbox, &timeout_ms, &retries);
 		left = amdgpu_ualink_revoke_timeout(dev) + msecs_to_jiffies(timeout_ms);

@@ -586,6 +586,42 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
 }
 
 /**
+ * amdgpu_ualink_import_drop_nonmembers - our virtual pod changed
+ * @dev: the importing device
+ *
+ * Every import from an accelerator that is no longer a member of our
+ * virtual pod dies, without a message (the exporter takes us out of its
+ * access sets on its side, amdgpu_ualink_export_revoke_nonmembers()): none
+ * may outlive the range it names, which the exporter may give to another
+ * export, and let us into again, once the pods change back. One still
+ * waiting for its grant is marked: the grant then fails it with -ENOENT.
+ */
+void amdgpu_ualink_import_drop_nonmembers(struct amdgpu_ualink_dev *dev)
+{
+	struct amdgpu_ualink_import *imp;
+	struct rhashtable_iter iter;
+
+	mutex_lock(&dev->lock);
+	rhashtable_walk_enter(&dev->imports, &iter);
+	rhashtable_walk_start(&iter);
+	while ((imp = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(imp) ||
+		    dev->ops->member(dev->priv, imp->handle[0] &
+				     (AMDGPU_UALINK_MAX_ACCELS - 1)))
+			continue;
+		import_settle(dev, imp);
+		if (imp->state == AMDGPU_UALINK_IMPORT_PENDING)
+			imp->revoked = true;
+		else
+			import_kill(dev, imp, -ENOENT, false);
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	mutex_unlock(&dev->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_drop_nonmembers);
+
+/**
  * amdgpu_ualink_import_peer_gone - kill every import from a peer
  * @dev: the importing device
  * @peer: the exporter whose connection ended

@@ -252,6 +252,8 @@ void amdgpu_ualink_mbox_peer_offline(struct amdgpu_ualink_mbox *mbox,
 				     u16 peer);
 void amdgpu_ualink_mbox_peer_online(struct amdgpu_ualink_mbox *mbox,
 				    u16 peer);
+void amdgpu_ualink_mbox_peer_forget(struct amdgpu_ualink_mbox *mbox,
+				    u16 peer);
 
 int amdgpu_ualink_mbox_peer_state(struct amdgpu_ualink_mbox *mbox, u16 peer,
 				  enum amdgpu_ualink_conn_state *state,

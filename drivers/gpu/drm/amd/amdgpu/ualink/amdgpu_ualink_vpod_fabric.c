@@ -516,7 +516,8 @@ bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer)
  * @vpod: the virtual pod's number
  *
  * As firmware would: every exporter of the pod then takes the importers
- * that are no longer members out of its access sets.
+ * that are no longer members out of its access sets, and every importer
+ * drops its imports from accelerators that are no longer members.
  */
 void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 				 u32 vpod)
@@ -528,8 +529,10 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 	spin_lock_irqsave(&pod->lock, flags);
 	node->vpod = vpod;
 	spin_unlock_irqrestore(&pod->lock, flags);
-	for (i = 0; i < pod->num_nodes; i++)
+	for (i = 0; i < pod->num_nodes; i++) {
 		amdgpu_ualink_export_revoke_nonmembers(&pod->nodes[i]->udev);
+		amdgpu_ualink_import_drop_nonmembers(&pod->nodes[i]->udev);
+	}
 }
 
 /**

@@ -768,6 +768,77 @@ static void export_unreachable(struct kunit *test)
 	amdgpu_ualink_export_destroy(a->dev, &o2->slot);
 }
 
+static bool dropped_one(void *arg)
+{
+	struct amdgpu_ualink_fault *fault = arg;
+
+	return READ_ONCE(fault->injected[AMDGPU_UALINK_FAULT_DROP]) > 0;
+}
+
+/*
+ * An importer that never hears its revocation (the NPA_REVOKE is dropped)
+ * while it talks to us about another export: the revocation fails alone,
+ * the importer still believes its import ready, and the range goes to the
+ * next export here. Its connection was ended, so the importer's next
+ * request brings a HELLO that kills the stale import before the importer
+ * is let into the range again; otherwise the stale import would reach the
+ * new export's memory.
+ */
+static void export_unanswered_revoke(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_1G, SZ_2M), *o2 = tpod_obj(pod, SZ_2G, SZ_2M);
+	struct tobj *o3 = tpod_obj(pod, SZ_4G, SZ_2M);
+	struct amdgpu_ualink_fault_rule drop = {
+		.types = BIT(AMDGPU_UALINK_MSG_NPA_REVOKE),
+		.rate = AMDGPU_UALINK_FAULT_RATE_ONE,
+	};
+	struct amdgpu_ualink_fault *fault = amdgpu_ualink_mbox_fault(tpod_mbox(pod, A));
+	struct amdgpu_ualink_import *ib, *ib2 = NULL, *ib3;
+	enum amdgpu_ualink_conn_state state;
+	u64 h[2], h2[2], h3[2], addr, npa, gen;
+	int ret, tries;
+
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, A, o3, h3);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	npa = ib->npa;
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 1000, 1), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_fault_set(fault, AMDGPU_UALINK_FAULT_DROP, &drop), 0);
+
+	amdgpu_ualink_export_end(tpod_dev(pod, A), &o->slot);
+	/* the revocation is on its way (and lost): B asks about another export */
+	KUNIT_ASSERT_TRUE(test, tpod_wait_for(dropped_one, fault, 10000));
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h3, &ib3), 0);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, A));
+	amdgpu_ualink_fault_clear(fault);
+
+	KUNIT_EXPECT_EQ(test, ib->state, AMDGPU_UALINK_IMPORT_READY);	/* stale */
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_peer_state(tpod_mbox(pod, A), B, &state, &gen), 0);
+	KUNIT_EXPECT_NE(test, state, AMDGPU_UALINK_CONN_ESTABLISHED);
+
+	/* the range goes to the next export, which B imports */
+	tpod_export(pod, A, o2, h2);
+	for (tries = 0; tries < 3; tries++) {
+		ret = amdgpu_ualink_import_get(tpod_dev(pod, B), h2, &ib2);
+		if (ret != -ENOLINK)
+			break;
+	}
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_EXPECT_EQ(test, ib2->npa, npa);		/* reused */
+	/* the stale import is dead before B could reach o2 through it */
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+	KUNIT_EXPECT_EQ(test, ib->state, AMDGPU_UALINK_IMPORT_DEAD);
+
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_import_put(ib2);
+	amdgpu_ualink_import_put(ib3);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o3->slot);
+}
+
 /*
  * An importer that never hears its revocation (its mailbox is paused, as
  * if the message were dropped) still believes its import ready, and keeps
@@ -1089,6 +1160,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_print),
 	KUNIT_CASE(export_unreachable),
 	KUNIT_CASE(export_stale_importer),
+	KUNIT_CASE(export_unanswered_revoke),
 	KUNIT_CASE(export_shootdown_unacknowledged),
 	KUNIT_CASE(export_memory),
 	KUNIT_CASE_SLOW(export_symmetric_heap),

@@ -601,6 +601,39 @@ static void import_batch_whole_pod(struct kunit *test)
 		amdgpu_ualink_export_destroy(tpod_dev(pod, i), &objs[i]->slot);
 }
 
+/*
+ * The exporter leaves our virtual pod: our import of its memory dies at
+ * once (no message comes: it takes us out of its access sets on its side),
+ * and once it is back, importing the handle asks it anew.
+ */
+static void import_drop_nonmembers(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
+	struct amdgpu_ualink_import *i1, *i2;
+	u64 h[2];
+
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &i1), 0);
+	amdgpu_ualink_import_drop_nonmembers(tpod_dev(pod, B));	/* no change */
+	KUNIT_EXPECT_EQ(test, i1->state, AMDGPU_UALINK_IMPORT_READY);
+
+	tpod_node(pod, A)->vpod = 7;
+	amdgpu_ualink_import_drop_nonmembers(tpod_dev(pod, B));
+	KUNIT_EXPECT_EQ(test, i1->state, AMDGPU_UALINK_IMPORT_DEAD);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &i2), -EACCES);
+
+	tpod_node(pod, A)->vpod = 0;
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &i2), 0);
+	KUNIT_EXPECT_PTR_NE(test, i1, i2);
+	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 2);
+	amdgpu_ualink_import_put(i1);
+	amdgpu_ualink_import_put(i2);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+}
+
 static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_basic_and_twice),
 	KUNIT_CASE(import_concurrent),
@@ -612,6 +645,7 @@ static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_revoke_overtakes_grant),
 	KUNIT_CASE(import_timeout_gives_back),
 	KUNIT_CASE(import_peer_gone_spares_newer),
+	KUNIT_CASE(import_drop_nonmembers),
 	KUNIT_CASE_SLOW(import_batch_whole_pod),
 	{}
 };

@@ -648,11 +648,12 @@ static void conn_crossed_handshake(struct kunit *test)
 static void conn_lost_hello_crossed(struct kunit *test)
 {
 	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
-	struct amdgpu_ualink_req *req = tpod_reqs(pod, 1);
+	struct amdgpu_ualink_req *req = tpod_reqs(pod, 2);
 	struct amdgpu_ualink_msg m, hello = {
 		.type = AMDGPU_UALINK_MSG_HELLO, .version = AMDGPU_UALINK_PROTO_VERSION,
 		.sender = B, .receiver = A, .txn = 50, .generation = 9,
 	};
+	unsigned int tries;
 	u32 next = 0;
 
 	/* first retransmission after 20 ms */
@@ -674,8 +675,27 @@ static void conn_lost_hello_crossed(struct kunit *test)
 	tpod_send(pod, B, A, &m);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), req), 0);
 
-	/* well past every retransmission of the lost HELLO */
-	msleep(400);
+	/*
+	 * A later request's first retransmission: a HELLO still pending,
+	 * sent before it on the same schedule, would have been resent by
+	 * then, and would be in the ring before it. The timeout is longer
+	 * now, so the answer comes well before the request's time is up.
+	 */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 2000, 3), 0);
+	tpod_req_init(&req[1], A, B, 2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &req[1]), 0);
+	for (tries = 0; tries < 2;) {
+		KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+		KUNIT_ASSERT_NE(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+		if (m.type == AMDGPU_UALINK_MSG_NPA_REQ && m.txn == req[1].msg.txn)
+			tries++;
+	}
+	m.type = AMDGPU_UALINK_MSG_NPA_FAIL;
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	m.reason = AMDGPU_UALINK_FAIL_INVALID_HANDLE;
+	swap(m.sender, m.receiver);
+	tpod_send(pod, B, A, &m);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), &req[1]), 0);
 	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_HELLO], 1);
 	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
 }

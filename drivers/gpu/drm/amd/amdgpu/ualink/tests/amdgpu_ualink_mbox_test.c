@@ -103,7 +103,8 @@ static void mbox_backpressure(struct kunit *test)
  * R asks 384 questions and never reads the answers: 63 fit in A's ring
  * after the HELLO_ACK, 256 wait in A's queue without blocking A's worker,
  * the other 65 are lost like dropped messages, and once the queue has waited
- * a timeout R is declared lost and the queue freed.
+ * a timeout (made short only after the counts) R is declared lost and the
+ * queue freed.
  */
 static void mbox_ring_stuck(struct kunit *test)
 {
@@ -119,7 +120,8 @@ static void mbox_ring_stuck(struct kunit *test)
 	unsigned int i;
 	u8 e[AMDGPU_UALINK_MSG_SIZE];
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 1000, 0), 0);
+	/* no timeout while the counts are made, however slow the machine */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 600000, 0), 0);
 	tpod_send(pod, R, A, &hello);
 	for (i = 0; i < 6 * AMDGPU_UALINK_RING_ENTRIES; i++) {
 		m = tpod_npa_req(R, A, i);
@@ -136,6 +138,9 @@ static void mbox_ring_stuck(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s->sent[AMDGPU_UALINK_MSG_NPA_FAIL], 63);
 	KUNIT_EXPECT_EQ(test, s->ring_full, 256);
 	KUNIT_EXPECT_EQ(test, s->replies_lost, 65);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
+	/* the queue has now waited longer than a 100 ms timeout */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 100, 0), 0);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 1), 1);
 	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, R)->sent[AMDGPU_UALINK_MSG_NPA_FAIL], 63);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_peers(tpod_mbox(pod, A)), 1);

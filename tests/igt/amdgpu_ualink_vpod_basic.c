@@ -831,6 +831,9 @@ static void test_import_batch_invalid_args(void)
 	igt_assert_eq(mprotect(ro, 4096, PROT_READ), 0);
 	igt_assert_eq(ualink_import_batch(fd0, ro, 1, 0), -EFAULT);
 	munmap(ro, 4096);
+	/* the import stayed, with its grant, until the file closes */
+	igt_assert_eq_u64(count_of(0, C_IMPORTS), 1);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 1);
 	vpod_close(fd0);
 	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
 	wait_count(1, C_GRANTS, 0, VPOD_ASYNC_MS);

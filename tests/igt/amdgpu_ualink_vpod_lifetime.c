@@ -228,6 +228,38 @@ static void test_peer_offline(void)
 }
 
 /*
+ * The importer goes offline while it holds an import: the exporter drops
+ * it from the access set (its grant goes, with nothing said), its accesses
+ * fault, and once back it imports again.
+ */
+static void test_importer_offline(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1);
+	struct drm_amdgpu_ualink_handle h;
+	uint32_t imp;
+
+	exported_buffer(fd1, SIZE, 78, &h);
+	imp = import_gem(fd0, h, NULL);
+	gpu_expect(fd0, imp, 0, SIZE, 78);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 1);
+
+	set_control(0, "offline");
+	wait_state(0, "offline", VPOD_ASYNC_MS);
+	wait_count(1, C_GRANTS, 0, VPOD_FAULT_ASYNC_MS);
+	wait_access_error(fd0, imp, ENODEV, VPOD_FAULT_ASYNC_MS);
+	expect_import_error(fd0, h, EOPNOTSUPP);
+
+	set_control(0, "online");
+	wait_state(0, "active", VPOD_ASYNC_MS);
+	gem_close(fd0, imp);
+	gpu_expect(fd0, import_gem(fd0, h, NULL), 0, SIZE, 78);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 1);
+
+	vpod_cleanup();
+	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
+}
+
+/*
  * Export, import, read through the fabric and close both sides right away,
  * many times: the importer's release is undone on the exporter's mailbox
  * worker while the exporter's last close destroys the export. The debug
@@ -505,6 +537,10 @@ igt_main
 	igt_describe("an offline exporter's imports die; online again, imports work");
 	vpod_subtest("peer-offline")
 		test_peer_offline();
+
+	igt_describe("importer offline: the exporter drops its grant, its accesses fault");
+	vpod_subtest("importer-offline")
+		test_importer_offline();
 
 	igt_describe("importer's file then exporter's file closed at once, repeatedly");
 	vpod_subtest("close-race-files")

@@ -30,7 +30,7 @@ const char *const vpod_count_names[C_NUM] = {
 #define MAX_TRACKED 4096
 static int tracked[MAX_TRACKED];
 static int n_tracked;
-static bool fault_dirty[VPOD_MAX_ACCELS];
+static bool fault_dirty[VPOD_MAX_ACCELS];	/* fault rules, refuse_access */
 static bool timeout_dirty[VPOD_MAX_ACCELS];
 static bool vpod_dirty[VPOD_MAX_ACCELS];
 static bool offline_dirty[VPOD_MAX_ACCELS];
@@ -436,6 +436,12 @@ void set_fault(unsigned int id, const char *rule)
 	node_write(id, "fault", "%s", rule);
 }
 
+void set_refuse_access(unsigned int id, unsigned int n)
+{
+	fault_dirty[id] = true;
+	node_write(id, "refuse_access", "%u", n);
+}
+
 void clear_faults(void)
 {
 	unsigned int id;
@@ -444,6 +450,7 @@ void clear_faults(void)
 		if (!fault_dirty[id])
 			continue;
 		node_write(id, "fault", "clear");
+		node_write(id, "refuse_access", "0");
 		fault_dirty[id] = false;
 	}
 }
@@ -471,6 +478,12 @@ void set_control(unsigned int id, const char *what)
 	node_write(id, "control", "%s", what);
 	if (online)
 		offline_dirty[id] = false;
+}
+
+void vpod_mark_dirty(unsigned int id)
+{
+	fault_dirty[id] = timeout_dirty[id] = vpod_dirty[id] = true;
+	reset_dirty[id] = true;
 }
 
 /* fds and clean-up */
@@ -612,9 +625,12 @@ static void cleanup(bool in_subtest)
 		core_saved[id] = 0;
 	}
 	for (id = 0; id < VPOD_MAX_ACCELS; id++) {
-		if (fault_dirty[id])
+		if (fault_dirty[id]) {
 			warn_on(node_try_write(id, "fault", "clear"), id,
 				"fault clear", &failed);
+			warn_on(node_try_write(id, "refuse_access", "0"), id,
+				"refuse_access 0", &failed);
+		}
 		if (timeout_dirty[id])
 			warn_on(node_try_write(id, "timeout", "%s",
 					       VPOD_TIMEOUT_DEFAULT),

@@ -214,10 +214,18 @@ void wait_state(unsigned int id, const char *state, unsigned int timeout_ms);
 
 /* recorded settings, restored by vpod_cleanup() */
 void set_fault(unsigned int id, const char *rule);
+/* the next @n grants of node @id fail in its access table (EIO) */
+void set_refuse_access(unsigned int id, unsigned int n);
 void clear_faults(void);
 void set_timeout(unsigned int id, unsigned int ms, unsigned int retries);
 void set_vpod(unsigned int id, unsigned int vpod_nr);
 void set_control(unsigned int id, const char *what);	/* reset/offline/online */
+/*
+ * Settings of node @id that another process (a child) may change: the next
+ * clean-up clears its faults, restores its timeout and vPod and waits
+ * until it is active
+ */
+void vpod_mark_dirty(unsigned int id);
 /* the core's revoke_timeout_ms module parameter (all nodes) */
 void set_revoke_timeout(unsigned int ms);
 /* the core's file_import_quota module parameter (all nodes) */

@@ -199,7 +199,10 @@ struct drm_amdgpu_ualink_import_batch {
  *   reservation (VM_ALWAYS_VALID) or encrypted (TMZ))
  * - ``ENOMEM``, ``EMFILE``, ``ENFILE``: out of memory or of file
  *   descriptors
- * - ``ESHUTDOWN``: the device is going away
+ * - ``ENODEV``: the device was unplugged (DRM's own answer to every
+ *   ioctl then); an import waiting when it left the pod fails with
+ *   ``ENOLINK``. The UALink state is torn down only once the last file is
+ *   closed, so no call sees it go
  * - ``EINTR``: a signal interrupted the wait (the call may be restarted)
  * - ``EDQUOT``: an import or batch would take the calling file past its
  *   quota of imports in flight (``file_import_quota`` of amdgpu_ualink.ko,

@@ -110,6 +110,12 @@ struct amdgpu_ualink_vpod_node {
 	struct maple_tree access;
 	/** @access_lock: serialises changes of @access */
 	struct mutex access_lock;
+	/**
+	 * @refuse_access: the next this many programmings of @access fail
+	 * (-EIO), as an IP that rejects an access-table update would;
+	 * debugfs ``refuse_access``, read and decremented under @access_lock
+	 */
+	u32 refuse_access;
 	/** @faults: accesses to our window the fabric refused */
 	atomic64_t faults;
 	/** @drm: its DRM device, or NULL for a fabric-only accelerator */

@@ -59,6 +59,10 @@
  *	``delay`` or ``reorder``; types a mask of BIT(message type)) to set
  *	the rule for messages the accelerator sends, or ``clear``; read the
  *	rules and what they injected
+ * ``node<id>/refuse_access``
+ *	the next this many updates of the accelerator's access table (a
+ *	grant to an importer) fail, as an IP that rejects one would: the
+ *	importer's call fails with EIO; counts down to 0
  */
 
 static const char *const state_names[] = {
@@ -427,5 +431,7 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 		debugfs_create_file("timeout", 0644, dir, node, &timeout_fops);
 		debugfs_create_file("npa", 0600, dir, node, &npa_fops);
 		debugfs_create_file("fault", 0644, dir, node, &fault_fops);
+		debugfs_create_u32("refuse_access", 0644, dir,
+				   &node->refuse_access);
 	}
 }

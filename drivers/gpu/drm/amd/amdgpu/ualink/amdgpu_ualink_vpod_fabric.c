@@ -290,7 +290,8 @@ static void window_pages(struct amdgpu_ualink_vpod_node *node, u64 npa,
  * @npa: the first address of the range, in @node's window
  * @size: its size
  *
- * Returns: 0 or -ENOMEM.
+ * Returns: 0, -ENOMEM, or -EIO when the test asked for a refusal
+ * (&amdgpu_ualink_vpod_node.refuse_access).
  */
 int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 			     u16 importer, u64 npa, u64 size)
@@ -301,6 +302,11 @@ int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 
 	window_pages(node, npa, size, &first, &last);
 	mutex_lock(&node->access_lock);
+	if (node->refuse_access) {
+		node->refuse_access--;
+		ret = -EIO;
+		goto out;
+	}
 	a = mtree_load(&node->access, first);
 	if (!a) {
 		a = kzalloc(sizeof(*a), GFP_KERNEL);

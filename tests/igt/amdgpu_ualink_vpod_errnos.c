@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * The rare errnos of amdgpu_ualink.h, each forced through the uAPI on the
+ * emulated pod: EIO (the exporter's IP refuses the grant), EINTR (a signal
+ * during the wait), ENOMEM (every allocation of the call failed in turn
+ * with the kernel's failslab and /proc/thread-self/fail-nth), EMFILE
+ * (RLIMIT_NOFILE) and ENFILE (fs.file-max, in a process without
+ * CAP_SYS_ADMIN). Each subtest checks the errno, that the device still
+ * works afterwards, and that nothing is left held on any node; the harness
+ * checks kmemleak at the end.
+ *
+ * ESHUTDOWN is not among them: it cannot reach userspace (see the header).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "igt.h"
+#include "vpod_lib.h"
+
+IGT_TEST_DESCRIPTION("The rare UALink errnos, forced through the uAPI on the emulated pod.");
+
+#define SIZE		(64 * 1024ull)
+#define SUBTEST_TIMEOUT	300
+/* a sweep stops here even if the call still reached its n-th allocation */
+#define MAX_NTH		1000
+
+#define FAILSLAB	"/sys/kernel/debug/failslab/"
+#define FILE_MAX	"/proc/sys/fs/file-max"
+
+/* the one ioctl, without libdrm's retry on EINTR */
+static int raw_ualink(int fd, struct drm_amdgpu_ualink *args)
+{
+	return ioctl(fd, DRM_IOCTL_AMDGPU_UALINK, args) ? -errno : 0;
+}
+
+static int raw_import(int fd, struct drm_amdgpu_ualink_handle h, int *dmabuf)
+{
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT };
+	int ret;
+
+	args.u.imp.handle = h;
+	ret = raw_ualink(fd, &args);
+	*dmabuf = ret ? -1 : args.u.imp.fd;
+	return ret;
+}
+
+static int raw_batch(int fd, struct drm_amdgpu_ualink_batch_entry *e,
+		     uint32_t count, uint32_t flags)
+{
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT_BATCH };
+
+	args.u.batch.entries = (uintptr_t)e;
+	args.u.batch.count = count;
+	args.u.batch.flags = flags;
+	return raw_ualink(fd, &args);
+}
+
+/* the entries' results closed, then the entries ready for another call */
+static void batch_close(int fd, struct drm_amdgpu_ualink_batch_entry *e,
+			int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (e[i].gem_handle)
+			gem_close(fd, e[i].gem_handle);
+		if (e[i].fd >= 0)
+			close(e[i].fd);
+		e[i].gem_handle = 0;
+		e[i].fd = 0;
+		e[i].error = 0;
+	}
+}
+
+/* import, read the pattern through the import, close: the device works */
+static void import_works(int fd, struct drm_amdgpu_ualink_handle h,
+			 uint32_t seed)
+{
+	int dmabuf;
+	uint32_t g = import_gem(fd, h, &dmabuf);
+
+	gpu_expect(fd, g, 0, 4096, seed);
+	gem_close(fd, g);
+	vpod_close(dmabuf);
+}
+
+/* the exporter's buffer and a first import already done: connected */
+static void connected(int fd0, int fd1, struct drm_amdgpu_ualink_handle *h,
+		      uint32_t seed)
+{
+	exported_buffer(fd1, SIZE, seed, h);
+	import_works(fd0, *h, seed);
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+}
+
+/*
+ * EIO: the exporter's IP refuses to let us in (its access table update
+ * fails). The import fails with EIO, the exporter keeps no grant and no
+ * mapping made for us, and the next import succeeds; in a batch only the
+ * refused entry fails.
+ */
+static void test_eio(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1);
+	struct drm_amdgpu_ualink_batch_entry e[2] = {};
+	struct drm_amdgpu_ualink_handle h, h2;
+	char buf[32];
+	int i, eio = 0;
+
+	connected(fd0, fd1, &h, 40);
+	exported_buffer(fd1, SIZE, 41, &h2);
+	set_refuse_access(1, 1);
+	expect_import_error(fd0, h, EIO);
+	igt_assert_lt(0, dbg_read("node1/refuse_access", buf, sizeof(buf)));
+	igt_assert_eq(atoi(buf), 0);
+	igt_assert_eq_u64(count_of(1, C_GRANTS), 0);
+	igt_assert_eq_u64(count_of(1, C_NPA_BYTES), 0);
+	import_works(fd0, h, 40);
+
+	set_refuse_access(1, 1);
+	e[0].handle = h;
+	e[1].handle = h2;
+	igt_assert_eq(ualink_import_batch(fd0, e, 2, 0), 0);
+	for (i = 0; i < 2; i++) {
+		igt_info("batch entry %d: %s\n", i, strerror(-e[i].error));
+		if (e[i].error == -EIO) {
+			eio++;
+			igt_assert_eq_u32(e[i].gem_handle, 0);
+		} else {
+			igt_assert_eq(e[i].error, 0);
+			gpu_expect(fd0, e[i].gem_handle, 0, 4096, 40 + i);
+		}
+	}
+	igt_assert_eq(eio, 1);
+	batch_close(fd0, e, 2);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+	alarms++;
+}
+
+/* SIGALRM after @ms, with a handler that does not restart system calls */
+static void alarm_in(unsigned int ms)
+{
+	struct itimerval it = { .it_value = { ms / 1000, (ms % 1000) * 1000 } };
+	struct sigaction sa = { .sa_handler = on_alarm };
+
+	igt_assert_eq(sigaction(SIGALRM, &sa, NULL), 0);
+	igt_assert_eq(setitimer(ITIMER_REAL, &it, NULL), 0);
+}
+
+/*
+ * EINTR: the exporter's answers are held back 1.5 s; a signal 300 ms into
+ * the wait ends an import with EINTR, and every entry of a batch whose
+ * answer had not come with EINTR. The late answers are then released by
+ * the kernel on its own: nothing stays held, and the import, retried,
+ * succeeds.
+ */
+static void test_eintr(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), dmabuf, i;
+	struct drm_amdgpu_ualink_batch_entry e[2] = {};
+	struct drm_amdgpu_ualink_handle h, h2;
+	uint64_t start, took;
+
+	connected(fd0, fd1, &h, 50);
+	exported_buffer(fd1, SIZE, 51, &h2);
+	set_fault(1, "delay rate=1000000 types=0x10 delay_ms=1500");
+
+	alarms = 0;
+	alarm_in(300);
+	start = vpod_now_ms();
+	igt_assert_eq(raw_import(fd0, h, &dmabuf), -EINTR);
+	took = vpod_now_ms() - start;
+	igt_info("import interrupted after %llu ms\n", (unsigned long long)took);
+	igt_assert_eq(alarms, 1);
+	igt_assert_lt_u64(took, 1500);
+
+	alarm_in(300);
+	e[0].handle = h;
+	e[1].handle = h2;
+	igt_assert_eq(raw_batch(fd0, e, 2, AMDGPU_UALINK_IMPORT_FDS), 0);
+	igt_assert_eq(alarms, 2);
+	for (i = 0; i < 2; i++) {
+		igt_assert_eq(e[i].error, -EINTR);
+		igt_assert_eq_u32(e[i].gem_handle, 0);
+		igt_assert_eq(e[i].fd, -1);
+	}
+	signal(SIGALRM, SIG_DFL);
+
+	/* the late answers come and are given back: nothing stays held */
+	clear_faults();
+	wait_count(0, C_IMPORTS, 0, VPOD_FAULT_ASYNC_MS);
+	wait_count(1, C_GRANTS, 0, VPOD_FAULT_ASYNC_MS);
+	import_works(fd0, h, 50);
+	import_works(fd0, h2, 51);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+/* failslab: fail-nth only, every GFP_KERNEL allocation counted, quiet */
+static char failslab_saved[2][16];
+static const char *const failslab_knobs[2] = { "ignore-gfp-wait", "verbose" };
+
+/* write @text to @path with a fresh open: some debugfs files cannot seek */
+static int knob_write(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY), ret = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static void failslab_restore(int sig)
+{
+	char path[96];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!failslab_saved[i][0])
+			continue;
+		snprintf(path, sizeof(path), FAILSLAB "%s", failslab_knobs[i]);
+		if (knob_write(path, failslab_saved[i]))
+			igt_warn("restoring %s failed\n", path);
+		failslab_saved[i][0] = 0;
+	}
+}
+
+static void failslab_setup(void)
+{
+	static const char *const values[2] = { "N", "0" };
+	char path[96];
+	ssize_t len;
+	int i, fd;
+
+	igt_install_exit_handler(failslab_restore);
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), FAILSLAB "%s", failslab_knobs[i]);
+		fd = open(path, O_RDONLY);
+		igt_assert_f(fd >= 0, "%s: %m (CONFIG_FAILSLAB?)\n", path);
+		len = read(fd, failslab_saved[i], sizeof(failslab_saved[i]) - 1);
+		close(fd);
+		igt_assert_lt(0, len);
+		failslab_saved[i][len] = 0;
+		igt_assert_f(knob_write(path, values[i]) == 0, "%s: %m\n", path);
+	}
+}
+
+static int fail_nth_fd = -1;
+
+/* the n-th allocation of this thread from now on fails */
+static void fail_nth(unsigned int n)
+{
+	char buf[16];
+	int len = snprintf(buf, sizeof(buf), "%u", n);
+
+	igt_assert_eq(pwrite(fail_nth_fd, buf, len, 0), len);
+}
+
+/* true when the failure set by fail_nth() was injected (and disarm it) */
+static bool fail_nth_hit(void)
+{
+	char buf[16] = {};
+
+	igt_assert_lt(0, pread(fail_nth_fd, buf, sizeof(buf) - 1, 0));
+	if (atoi(buf) == 0)
+		return true;
+	fail_nth(0);
+	return false;
+}
+
+enum sweep_op { SWEEP_EXPORT, SWEEP_IMPORT_FIRST, SWEEP_IMPORT_AGAIN,
+		SWEEP_BATCH, SWEEP_OPS };
+
+static const char *const sweep_names[SWEEP_OPS] = {
+	"export", "first import", "repeated import", "batch with fds",
+};
+
+/*
+ * One call of @op with its n-th allocation failed: the result is success
+ * or ENOMEM (per entry in a batch, where an fd may also come back -1 with
+ * its GEM handle made), everything made is closed again, and the device
+ * must then still work. Returns whether the failure was injected; counts
+ * the ENOMEMs seen in @enomem.
+ */
+static bool sweep_one(enum sweep_op op, unsigned int n, int fd0, int fd1,
+		      const struct drm_amdgpu_ualink_handle *h, int *enomem)
+{
+	struct drm_amdgpu_ualink_batch_entry e[2] = {};
+	struct drm_amdgpu_ualink_handle out;
+	int ret, dmabuf, i;
+	uint32_t gem = 0;
+	bool hit;
+
+	if (op == SWEEP_EXPORT)
+		gem = vram_create(fd1, SIZE);
+	for (i = 0; i < 2; i++)
+		e[i].handle = h[i];
+
+	fail_nth(n);
+	switch (op) {
+	case SWEEP_EXPORT:
+		ret = ualink_export(fd1, gem, &out);
+		break;
+	case SWEEP_BATCH:
+		ret = raw_batch(fd0, e, 2, AMDGPU_UALINK_IMPORT_FDS);
+		break;
+	default:
+		ret = raw_import(fd0, h[0], &dmabuf);
+		break;
+	}
+	hit = fail_nth_hit();
+
+	igt_assert_f(ret == 0 || ret == -ENOMEM,
+		     "%s, allocation %u failed: %s\n", sweep_names[op], n,
+		     strerror(-ret));
+	if (ret)
+		(*enomem)++;
+	switch (op) {
+	case SWEEP_EXPORT:
+		gem_close(fd1, gem);
+		break;
+	case SWEEP_BATCH:
+		for (i = 0; !ret && i < 2; i++) {
+			igt_assert_f(e[i].error == 0 || e[i].error == -ENOMEM,
+				     "batch entry %d, allocation %u failed: %s\n",
+				     i, n, strerror(-e[i].error));
+			if (e[i].error)
+				(*enomem)++;
+			else
+				igt_assert_neq_u32(e[i].gem_handle, 0);
+		}
+		batch_close(fd0, e, ret ? 0 : 2);
+		break;
+	default:
+		if (!ret)
+			close(dmabuf);
+		break;
+	}
+	return hit;
+}
+
+/* fail each allocation of one call of @op in turn, until none is left */
+static void sweep(enum sweep_op op, int fd0, int fd1,
+		  const struct drm_amdgpu_ualink_handle *h, uint32_t seed)
+{
+	unsigned int n;
+	int enomem = 0;
+
+	for (n = 1; n <= MAX_NTH; n++) {
+		bool hit = sweep_one(op, n, fd0, fd1, h, &enomem);
+
+		/* the next call is a first import again */
+		if (op == SWEEP_IMPORT_FIRST || op == SWEEP_BATCH)
+			wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+		if (!hit)
+			break;
+	}
+	igt_info("%s: %u allocations failed in turn, %d ENOMEM\n",
+		 sweep_names[op], n - 1, enomem);
+	igt_assert_f(n <= MAX_NTH, "%s: still allocating at %u\n",
+		     sweep_names[op], n);
+	igt_assert_lt(0, enomem);
+	import_works(fd0, h[0], seed);
+	import_works(fd0, h[1], seed + 1);
+}
+
+/*
+ * ENOMEM: for an export, a first import, a repeated import and a batch
+ * with fds, fail the calling thread's 1st, 2nd, ... allocation until the
+ * call no longer reaches the n-th one. Each call succeeds or fails with
+ * ENOMEM only, and nothing leaks.
+ */
+static void test_enomem(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd2 = vpod_open(2);
+	struct drm_amdgpu_ualink_handle h[2];
+	int held;
+
+	exported_buffer(fd1, SIZE, 60, &h[0]);
+	exported_buffer(fd2, SIZE, 61, &h[1]);
+	import_works(fd0, h[0], 60);
+	import_works(fd0, h[1], 61);
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+
+	failslab_setup();
+	fail_nth_fd = open("/proc/thread-self/fail-nth", O_RDWR);
+	igt_assert_f(fail_nth_fd >= 0, "fail-nth: %m (CONFIG_FAULT_INJECTION?)\n");
+
+	sweep(SWEEP_EXPORT, fd0, fd1, h, 60);
+	sweep(SWEEP_IMPORT_FIRST, fd0, fd1, h, 60);
+	sweep(SWEEP_BATCH, fd0, fd1, h, 60);
+	held = import_ok(fd0, h[0]);
+	sweep(SWEEP_IMPORT_AGAIN, fd0, fd1, h, 60);
+	vpod_close(held);
+
+	close(fail_nth_fd);
+	fail_nth_fd = -1;
+	failslab_restore(0);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+/*
+ * EMFILE: no fd left under RLIMIT_NOFILE. An import fails with EMFILE; a
+ * batch with fds keeps its GEM handles and returns fd -1 per entry. In a
+ * child, whose limit dies with it.
+ */
+static void test_emfile(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1);
+	struct drm_amdgpu_ualink_handle h;
+
+	connected(fd0, fd1, &h, 70);
+	igt_fork(child, 1) {
+		struct drm_amdgpu_ualink_batch_entry e[1] = {};
+		struct rlimit rl;
+		int next = dup(fd0), dmabuf;
+
+		igt_assert_lte(0, next);
+		close(next);
+		igt_assert_eq(getrlimit(RLIMIT_NOFILE, &rl), 0);
+		rl.rlim_cur = next;	/* every fd below is taken */
+		igt_assert_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+		igt_assert_eq(dup(fd0), -1);
+		igt_assert_eq(errno, EMFILE);
+
+		igt_assert_eq(raw_import(fd0, h, &dmabuf), -EMFILE);
+		e[0].handle = h;
+		igt_assert_eq(raw_batch(fd0, e, 1, AMDGPU_UALINK_IMPORT_FDS), 0);
+		igt_assert_eq(e[0].error, 0);
+		igt_assert_neq_u32(e[0].gem_handle, 0);
+		igt_assert_eq(e[0].fd, -1);
+		gpu_expect(fd0, e[0].gem_handle, 0, 4096, 70);
+		gem_close(fd0, e[0].gem_handle);
+	}
+	igt_waitchildren();
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+	import_works(fd0, h, 70);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+static char file_max_saved[32];
+
+static void file_max_restore(int sig)
+{
+	int fd;
+
+	if (!file_max_saved[0])
+		return;
+	fd = open(FILE_MAX, O_WRONLY);
+	if (fd >= 0) {
+		if (write(fd, file_max_saved, strlen(file_max_saved)) < 0)
+			igt_warn("restoring " FILE_MAX ": %m\n");
+		close(fd);
+	}
+	file_max_saved[0] = 0;
+}
+
+/*
+ * ENFILE: the system is out of files (fs.file-max 1) for a process
+ * without CAP_SYS_ADMIN. A first import, which makes a new dma-buf file,
+ * fails with ENFILE; a batch without fds needs no file and succeeds.
+ */
+static void test_enfile(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), status, fd;
+	struct drm_amdgpu_ualink_handle h;
+	ssize_t len;
+	pid_t pid;
+
+	connected(fd0, fd1, &h, 80);
+	fd = open(FILE_MAX, O_RDWR);
+	igt_assert_lte(0, fd);
+	len = read(fd, file_max_saved, sizeof(file_max_saved) - 1);
+	igt_assert_lt(0, len);
+	file_max_saved[len] = 0;
+	igt_install_exit_handler(file_max_restore);
+
+	igt_fork(child, 1) {
+		struct drm_amdgpu_ualink_batch_entry e[1] = {};
+		int dmabuf;
+
+		/* no capabilities: the file limit applies to us */
+		igt_assert_eq(setgroups(0, NULL), 0);
+		igt_assert_eq(setresgid(65534, 65534, 65534), 0);
+		igt_assert_eq(setresuid(65534, 65534, 65534), 0);
+		/* the parent lowers the limit now */
+		kill(getpid(), SIGSTOP);
+
+		igt_assert_eq(raw_import(fd0, h, &dmabuf), -ENFILE);
+		e[0].handle = h;
+		igt_assert_eq(raw_batch(fd0, e, 1, 0), 0);
+		igt_assert_eq(e[0].error, 0);
+		gpu_expect(fd0, e[0].gem_handle, 0, 4096, 80);
+		gem_close(fd0, e[0].gem_handle);
+	}
+	/* wait until the child stopped itself, then lower the limit */
+	pid = waitpid(-1, &status, WUNTRACED);
+	igt_assert_lt(0, pid);
+	igt_assert(WIFSTOPPED(status));
+	igt_assert_eq(pwrite(fd, "1", 1, 0), 1);
+	close(fd);
+	igt_assert_eq(kill(pid, SIGCONT), 0);
+	igt_waitchildren_timeout(60, "enfile child");
+	file_max_restore(0);
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+	import_works(fd0, h, 80);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+igt_main
+{
+	igt_fixture
+		vpod_init();
+
+	igt_describe("the exporter's IP refuses the grant: EIO, alone in a batch");
+	vpod_subtest("errno-eio") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-eio");
+		test_eio();
+	}
+
+	igt_describe("a signal during the wait: EINTR, per entry in a batch");
+	vpod_subtest("errno-eintr") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-eintr");
+		test_eintr();
+	}
+
+	igt_describe("each allocation of export, import and batch failed in turn: ENOMEM only, no leak");
+	vpod_subtest("errno-enomem") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-enomem");
+		test_enomem();
+	}
+
+	igt_describe("out of fds under RLIMIT_NOFILE: EMFILE, a batch keeps its GEM handles");
+	vpod_subtest("errno-emfile") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-emfile");
+		test_emfile();
+	}
+
+	igt_describe("out of files system-wide without CAP_SYS_ADMIN: ENFILE");
+	vpod_subtest("errno-enfile") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-enfile");
+		test_enfile();
+	}
+
+	igt_describe("nothing held on any node once everything is closed");
+	vpod_subtest("counts-zero")
+		wait_no_leaks(VPOD_ASYNC_MS);
+}

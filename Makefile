@@ -5,6 +5,8 @@
 #   make run      boot a guest with a pod of four emulated accelerators and
 #                 run a narrated tour of the UALink uAPI
 #   make check    all three test tiers; ends with "N passed, N failed, N skipped"
+#   make fuzz     the stateful uAPI fuzzer alone in the debug guest
+#                 (FUZZ_SECONDS=600, FUZZ_SEED= to replay)
 #   make bench    the uAPI's figures from a non-debug guest with 1,024
 #                 accelerators (not a test: prints figures)
 #
@@ -17,7 +19,7 @@ export UALINK_WORK
 TREE := $(UALINK_WORK)/linux
 T := tooling
 
-.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt bench series-check format-patch help
+.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt fuzz bench series-check format-patch help
 
 # Everything that touches UALINK_WORK runs under one lock: two runs at once
 # (CI and a developer, say) would rewrite each other's tree and results.
@@ -60,6 +62,10 @@ igt: deps
 # Every commit of the series builds (about 20 minutes; not part of check).
 series-check: deps
 	@$(LOCKED) '$(PREP) && $(T)/series-check.sh'
+
+# The fuzzer for as long as asked (check runs it for a short budget).
+fuzz: deps
+	@$(LOCKED) '$(PREP) && FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) $(T)/fuzz.sh'
 
 # Figures, not tests: the benchmark guest (not part of check).
 bench: deps

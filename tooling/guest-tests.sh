@@ -41,7 +41,9 @@ for t in "$igt"/*; do
 	[ -x "$t" ] || continue
 	name=$(basename "$t")
 	echo "guest: IGT $name"
-	"$t" > "igt-$name.log" 2>&1
+	# the fuzzer: a fixed budget and seed here (make fuzz: any)
+	UALINK_FUZZ_SECONDS=90 UALINK_FUZZ_SEED=0x5eed \
+		"$t" > "igt-$name.log" 2>&1
 	rc=$?
 	cat "igt-$name.log"
 	echo "$rc" > "igt-$name.rc"

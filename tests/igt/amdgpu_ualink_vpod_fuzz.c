@@ -195,29 +195,43 @@ static int free_slot(void)
 	return -1;
 }
 
-static void op_export(void)
+/*
+ * A buffer on @fd, exported, holding the pattern of its handle before
+ * anyone learns the handle. Returns 0, or the documented errno it got.
+ */
+static int create_export(int fd, uint32_t *gem,
+			 struct drm_amdgpu_ualink_handle *h)
 {
-	struct drm_amdgpu_ualink_handle h;
-	int fd = files[pick(n_nodes)], slot, ret;
-	uint32_t gem;
+	int ret = __bo_create(fd, SIZE, AMDGPU_UALINK_VPOD_DOMAIN_VRAM, gem);
 
-	if (n_mexp == MY_EXPORTS)
-		return;
-	ret = __bo_create(fd, SIZE, AMDGPU_UALINK_VPOD_DOMAIN_VRAM, &gem);
 	count_op(ret);
 	expect_errno("create", ret, create_errnos);
 	if (ret)
-		return;
-	ret = ualink_export(fd, gem, &h);
+		return ret;
+	ret = ualink_export(fd, *gem, h);
 	count_op(ret);
 	expect_errno("export", ret, export_errnos);
-	slot = ret ? -1 : free_slot();
+	if (ret) {
+		gem_close(fd, *gem);
+		return ret;
+	}
+	gpu_fill(fd, *gem, 0, SIZE, seed_of(*h));
+	return 0;
+}
+
+static void op_export(void)
+{
+	struct drm_amdgpu_ualink_handle h;
+	int fd = files[pick(n_nodes)], slot;
+	uint32_t gem;
+
+	if (n_mexp == MY_EXPORTS || create_export(fd, &gem, &h))
+		return;
+	slot = free_slot();
 	if (slot < 0) {
 		gem_close(fd, gem);
 		return;
 	}
-	/* the contents before anyone learns the handle */
-	gpu_fill(fd, gem, 0, SIZE, seed_of(h));
 	sh->exp[slot].handle = h;
 	__sync_synchronize();
 	sh->exp[slot].state = 1;
@@ -252,17 +266,9 @@ static void op_revoke_check(void)
 	uint64_t deadline;
 	uint32_t gem, imp, word;
 
-	ret = __bo_create(fd, SIZE, AMDGPU_UALINK_VPOD_DOMAIN_VRAM, &gem);
-	count_op(ret);
-	expect_errno("create", ret, create_errnos);
-	if (ret)
+	if (create_export(fd, &gem, &h))
 		return;
-	ret = ualink_export(fd, gem, &h);
-	count_op(ret);
-	expect_errno("export", ret, export_errnos);
-	if (!ret)
-		gpu_fill(fd, gem, 0, SIZE, seed_of(h));
-	ret = ret ?: ualink_import(other, h, 0, &dmabuf);
+	ret = ualink_import(other, h, 0, &dmabuf);
 	count_op(ret);
 	expect_errno("import to revoke", ret, import_errnos);
 	if (ret) {

@@ -741,6 +741,13 @@ void amdgpu_ualink_mbox_peer_offline(struct amdgpu_ualink_mbox *mbox, u16 peer)
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_offline);
 
+/* A peer we have heard of, or NULL: unlike amdgpu_ualink_peer_get(), no new one. */
+static struct amdgpu_ualink_peer *peer_known(struct amdgpu_ualink_mbox *mbox,
+					     u16 peer)
+{
+	return peer < AMDGPU_UALINK_MAX_ACCELS ? xa_load(&mbox->peers, peer) : NULL;
+}
+
 /**
  * amdgpu_ualink_mbox_peer_forget - end a connection on our side
  * @mbox: our node
@@ -754,11 +761,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_offline);
  */
 void amdgpu_ualink_mbox_peer_forget(struct amdgpu_ualink_mbox *mbox, u16 peer)
 {
-	struct amdgpu_ualink_peer *p;
+	struct amdgpu_ualink_peer *p = peer_known(mbox, peer);
 
-	if (peer >= AMDGPU_UALINK_MAX_ACCELS)
-		return;
-	p = xa_load(&mbox->peers, peer);
 	if (!p)
 		return;
 	mutex_lock(&p->lock);
@@ -780,11 +784,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_forget);
  */
 void amdgpu_ualink_mbox_peer_online(struct amdgpu_ualink_mbox *mbox, u16 peer)
 {
-	struct amdgpu_ualink_peer *p;
+	struct amdgpu_ualink_peer *p = peer_known(mbox, peer);
 
-	if (peer >= AMDGPU_UALINK_MAX_ACCELS)
-		return;
-	p = xa_load(&mbox->peers, peer);
 	if (!p)
 		return;
 	mutex_lock(&p->lock);

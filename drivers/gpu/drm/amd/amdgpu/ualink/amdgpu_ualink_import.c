@@ -66,6 +66,12 @@
 
 static void import_kill_work(struct work_struct *work);
 
+/* The exporter's accelerator ID, from the handle's low bits. */
+static u16 import_exporter(const struct amdgpu_ualink_import *imp)
+{
+	return imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+}
+
 static unsigned int revoke_timeout_ms = 10000;
 module_param(revoke_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(revoke_timeout_ms,
@@ -177,7 +183,7 @@ static void import_release_range(struct amdgpu_ualink_dev *dev,
 				 struct amdgpu_ualink_import *imp, u64 npa,
 				 u64 size)
 {
-	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+	u16 exporter = import_exporter(imp);
 	struct amdgpu_ualink_req *req = &imp->release_req;
 
 	memset(req, 0, sizeof(*req));
@@ -216,7 +222,7 @@ static void import_release_work(struct work_struct *work)
 	struct amdgpu_ualink_import *imp =
 		container_of(work, struct amdgpu_ualink_import, release);
 	struct amdgpu_ualink_dev *dev = imp->dev;
-	u16 exporter = imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+	u16 exporter = import_exporter(imp);
 	bool release, unsure;
 
 	/* a request nobody waited for: its answer decides (bounded) */
@@ -585,6 +591,38 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
 	mutex_unlock(&dev->lock);
 }
 
+/* Call @fn on every import in the table, under the device's lock. */
+static void import_for_each(struct amdgpu_ualink_dev *dev,
+			    void (*fn)(struct amdgpu_ualink_dev *dev,
+				       struct amdgpu_ualink_import *imp, u16 arg),
+			    u16 arg)
+{
+	struct amdgpu_ualink_import *imp;
+	struct rhashtable_iter iter;
+
+	mutex_lock(&dev->lock);
+	rhashtable_walk_enter(&dev->imports, &iter);
+	rhashtable_walk_start(&iter);
+	while ((imp = rhashtable_walk_next(&iter)))
+		if (!IS_ERR(imp))
+			fn(dev, imp, arg);
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+	mutex_unlock(&dev->lock);
+}
+
+static void import_drop_if_nonmember(struct amdgpu_ualink_dev *dev,
+				     struct amdgpu_ualink_import *imp, u16 unused)
+{
+	if (dev->ops->member(dev->priv, import_exporter(imp)))
+		return;
+	import_settle(dev, imp);
+	if (imp->state == AMDGPU_UALINK_IMPORT_PENDING)
+		imp->revoked = true;
+	else
+		import_kill(dev, imp, -ENOENT, false);
+}
+
 /**
  * amdgpu_ualink_import_drop_nonmembers - our virtual pod changed
  * @dev: the importing device
@@ -598,28 +636,16 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
  */
 void amdgpu_ualink_import_drop_nonmembers(struct amdgpu_ualink_dev *dev)
 {
-	struct amdgpu_ualink_import *imp;
-	struct rhashtable_iter iter;
-
-	mutex_lock(&dev->lock);
-	rhashtable_walk_enter(&dev->imports, &iter);
-	rhashtable_walk_start(&iter);
-	while ((imp = rhashtable_walk_next(&iter))) {
-		if (IS_ERR(imp) ||
-		    dev->ops->member(dev->priv, imp->handle[0] &
-				     (AMDGPU_UALINK_MAX_ACCELS - 1)))
-			continue;
-		import_settle(dev, imp);
-		if (imp->state == AMDGPU_UALINK_IMPORT_PENDING)
-			imp->revoked = true;
-		else
-			import_kill(dev, imp, -ENOENT, false);
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-	mutex_unlock(&dev->lock);
+	import_for_each(dev, import_drop_if_nonmember, 0);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_import_drop_nonmembers);
+
+static void import_kill_if_from(struct amdgpu_ualink_dev *dev,
+				struct amdgpu_ualink_import *imp, u16 peer)
+{
+	if (import_exporter(imp) == peer)
+		import_kill(dev, imp, -ENOLINK, false);
+}
 
 /**
  * amdgpu_ualink_import_peer_gone - kill every import from a peer
@@ -633,20 +659,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_drop_nonmembers);
  */
 void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 {
-	struct amdgpu_ualink_import *imp;
-	struct rhashtable_iter iter;
-
-	mutex_lock(&dev->lock);
-	rhashtable_walk_enter(&dev->imports, &iter);
-	rhashtable_walk_start(&iter);
-	while ((imp = rhashtable_walk_next(&iter))) {
-		if (!IS_ERR(imp) &&
-		    (imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1)) == peer)
-			import_kill(dev, imp, -ENOLINK, false);
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-	mutex_unlock(&dev->lock);
+	import_for_each(dev, import_kill_if_from, peer);
 }
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_import_peer_gone);
 
@@ -679,9 +692,9 @@ void amdgpu_ualink_import_print(struct amdgpu_ualink_dev *dev,
 	while ((imp = rhashtable_walk_next(&iter))) {
 		if (IS_ERR(imp))
 			continue;
-		drm_printf(p, "import ...%08x from %llu: %s npa %#llx size %llu\n",
+		drm_printf(p, "import ...%08x from %u: %s npa %#llx size %llu\n",
 			   lower_32_bits(imp->handle[1]),
-			   imp->handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1),
+			   import_exporter(imp),
 			   import_states[imp->state], imp->npa, imp->size);
 	}
 	rhashtable_walk_stop(&iter);

@@ -42,18 +42,27 @@ build() {
 }
 
 # amdgpu without UALink: the hooks of patches/ must build and link when
-# CONFIG_DRM_AMDGPU_UALINK is not set (W=1; cold: another ~7 minutes).
+# CONFIG_DRM_AMDGPU_UALINK is not set (W=1). Only amdgpu.ko is built in
+# this configuration, not the rest of the kernel, which the option does not
+# change (cold, ccache disabled: 296 s measured on 2 cores): modpost
+# then has no vmlinux to resolve against (warnings instead of errors,
+# KBUILD_MODPOST_WARN), and amdgpu.ko must not need any symbol of the
+# UALink core.
 build_no_ualink() {
-	local on=$OUT/amdgpu-no-ualink
+	local on=$OUT/amdgpu-no-ualink out=$log/no-ualink-build.out
 	kconfigure "$on" "$REPO/configs/amdgpu.config" \
 		"$REPO/configs/amdgpu-no-ualink.config" || return 1
-	progress amdgpu-no-ualink "$on" "$log/no-ualink-build.out" \
-		kmake "$on" W=1 -s >&3 ||
-		{ grep -E 'error|warning' "$log/no-ualink-build.out" | head -n 30; return 1; }
+	progress amdgpu-no-ualink "$on" "$out" \
+		kmake "$on" W=1 -s KBUILD_MODPOST_WARN=1 \
+		drivers/gpu/drm/amd/amdgpu/amdgpu.ko >&3 ||
+		{ grep -E 'error|warning' "$out" | head -n 30; return 1; }
 	[ -f "$on/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" ] &&
 	[ ! -e "$on/drivers/gpu/drm/amd/amdgpu/ualink/amdgpu_ualink.ko" ] ||
 		{ echo "amdgpu.ko missing, or the core built though UALink is off"; return 1; }
-	! grep -E '^[^ ]+: warning:' "$log/no-ualink-build.out" | grep -E 'amd/amdgpu/(amdgpu_(device|dma_buf|drv|gem|object|ttm|vm)\.c|ualink/)'
+	# (modpost reports only the first ten unresolved symbols: ask nm)
+	! nm -u "$on/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" | grep -w 'amdgpu_ualink_[a-z0-9_]*' ||
+		{ echo "amdgpu.ko without UALink needs the UALink core"; return 1; }
+	! grep -E '^[^ ]+: warning:' "$out" | grep -E 'amd/amdgpu/(amdgpu_(device|dma_buf|drv|gem|object|ttm|vm)\.c|ualink/)'
 }
 
 # W=1 and sparse on our objects and the .c files patches/ touches: remove
@@ -158,7 +167,7 @@ kerneldoc() {	# any output of kernel-doc -none is a problem
 
 echo "amdgpu: building vmlinux, amdgpu.ko and the UALink core in $o (cold: ~7 min)"
 check "amdgpu build (amdgpu.ko + core, W=1)" build
-echo "amdgpu: building amdgpu.ko without UALink (cold: ~7 min)"
+echo "amdgpu: building amdgpu.ko alone without UALink (cold: ~5 min)"
 check "amdgpu build with CONFIG_DRM_AMDGPU_UALINK=n (W=1)" build_no_ualink
 echo "amdgpu: W=1 + sparse, UAPI header test, checkpatch, kernel-doc"
 if [ "$fail" -eq 0 ]; then

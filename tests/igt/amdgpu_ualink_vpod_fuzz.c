@@ -31,9 +31,10 @@
  * scheduler's. UALINK_FUZZ_SECONDS is the budget (default 60),
  * UALINK_FUZZ_WORKERS the number of workers besides chaos (default 3).
  *
- * syzkaller users: every call here is one of the two headers' ioctls on a
- * render node fd, with handles as resources (export produces one, the
- * imports consume it); the errno sets below are the ones to assert.
+ * syzkaller users: amdgpu_ualink.syz.txt beside this file describes the
+ * same calls in sys/linux syntax, with handles as resources (export
+ * produces one, the imports consume it); the errno sets below are the
+ * ones to assert.
  */
 #include <errno.h>
 #include <fcntl.h>

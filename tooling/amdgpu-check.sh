@@ -1,41 +1,75 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# Tier 2: amdgpu.ko with the UALink glue on x86_64 (configs/amdgpu.config),
-# W=1 and sparse on our objects and on the C files patches/ touches, the
+# Tier 2: amdgpu.ko with the UALink glue on x86_64, W=1 and sparse on our
+# objects and on the C files patches/ touches, the
 # kernel's UAPI header test on our header, checkpatch --strict and
 # kernel-doc on every file we own and checkpatch on every patch; an LLVM=1
 # build of our objects and the kernel's Coccinelle scripts on our files.
-# Cold: about 7 minutes on 2 cores (ccache empty); warm: about 20 seconds.
+# amdgpu.ko with UALink is checked in the debug guest's tree ($OUT/vm,
+# configs/vm-guest.config + vm-debug.config, built with W=1 by
+# vm-kernel.sh), which `make vm-test` boots next: one x86_64 kernel build
+# instead of two (a cold build of its own took 17 minutes). Without UALink
+# (configs/amdgpu.config + amdgpu-no-ualink.config) only amdgpu.ko is built.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-o=$OUT/amdgpu
+o=$OUT/vm
 log=$RES/amdgpu.d
 rm -rf "$log"
 mkdir -p "$log"
 pass=0 fail=0
 exec 3>&1	# the terminal, for progress from inside check()
 
+logname() { echo "$log/$(echo "$1" | tr '/ ' '__').log"; }
+
 check() {	# check NAME CMD...: one counted check, output kept in the log dir
 	local name=$1 f
 	shift
-	f=$log/$(echo "$name" | tr '/ ' '__').log
-	if "$@" > "$f" 2>&1; then
+	f=$(logname "$name")
+	"$@" > "$f" 2>&1
+	counted "$name" $?
+}
+
+# The checks that run one process each (checkpatch, kernel-doc, spatch)
+# run $JOBS at a time, beside the single-job LLVM build: background_check
+# starts one, collect waits for all of them and counts them in the order
+# they were started.
+queued=()
+background_check() {	# background_check NAME CMD...
+	local name=$1 f
+	shift
+	f=$(logname "$name")
+	while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+	{ "$@" > "$f" 2>&1; echo $? > "$f.rc"; } &
+	queued+=("$name")
+}
+
+collect() {
+	local name
+	wait
+	for name in "${queued[@]}"; do
+		counted "$name" "$(cat "$(logname "$name").rc" 2>/dev/null || echo 1)"
+	done
+	queued=()
+}
+
+counted() {	# counted NAME STATUS
+	local f
+	f=$(logname "$1")
+	if [ "$2" -eq 0 ]; then
 		pass=$((pass + 1))
 	else
 		fail=$((fail + 1))
-		echo "FAIL: $name"
+		echo "FAIL: $1"
 		sed 's/^/    /' "$f" | head -n 25
 	fi
 }
 
 build() {
-	kconfigure "$o" "$REPO/configs/amdgpu.config" || return 1
 	# Force the header test to run again: it only runs when stale.
 	rm -f "$o"/usr/include/drm/amdgpu_ualink*.hdrtest
-	progress amdgpu "$o" "$log/full-build.out" kmake "$o" W=1 -s >&3 ||
-		{ grep -E 'error' "$log/full-build.out" | head -n 30; return 1; }
+	"$REPO/tooling/vm-kernel.sh" debug >&3 || return 1
 	[ -f "$o/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" ] &&
 	[ -f "$o/drivers/gpu/drm/amd/amdgpu/ualink/amdgpu_ualink.ko" ] ||
 		{ echo "amdgpu.ko or amdgpu_ualink.ko was not built"; return 1; }
@@ -165,7 +199,7 @@ kerneldoc() {	# any output of kernel-doc -none is a problem
 	[ -z "$out" ] || { echo "$out"; return 1; }
 }
 
-echo "amdgpu: building vmlinux, amdgpu.ko and the UALink core in $o (cold: ~7 min)"
+echo "amdgpu: building the debug guest kernel, amdgpu.ko and the UALink core in $o"
 check "amdgpu build (amdgpu.ko + core, W=1)" build
 echo "amdgpu: building amdgpu.ko alone without UALink (cold: ~5 min)"
 check "amdgpu build with CONFIG_DRM_AMDGPU_UALINK=n (W=1)" build_no_ualink
@@ -174,19 +208,20 @@ if [ "$fail" -eq 0 ]; then
 	check "W=1 + sparse on our objects and patched files" targeted
 	check "UAPI header test" hdrtest
 	echo "amdgpu: LLVM=1 build of our objects, coccicheck (cold: ~4 min)"
+	background_check "coccicheck on $OWNED_DIRS" cocci
 	check "LLVM=1 W=1 on our objects and patched files" llvm_build
-	check "coccicheck on $OWNED_DIRS" cocci
 fi
 while read -r f; do
-	check "checkpatch --strict $f" checkpatch -f "$TREE/$f"
+	background_check "checkpatch --strict $f" checkpatch -f "$TREE/$f"
 done < <(owned_files)
 while read -r f; do
-	check "kernel-doc $f" kerneldoc "$f"
+	background_check "kernel-doc $f" kerneldoc "$f"
 done < <(owned_sources)
 while read -r p _ || [ -n "${p:-}" ]; do
 	case "$p" in ''|'#'*|'@'*) continue ;; esac
-	check "checkpatch --strict patches/$p" checkpatch "$REPO/patches/$p"
+	background_check "checkpatch --strict patches/$p" checkpatch "$REPO/patches/$p"
 done < "$REPO/patches/series"
+collect
 
 counts amdgpu "$pass" "$fail" 0
 [ "$fail" -eq 0 ]

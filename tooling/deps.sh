@@ -13,6 +13,7 @@ pkgs=(
 	coccinelle ocaml-nox clang lld llvm	# make coccicheck, LLVM=1 build of our objects
 	libdrm-dev intel-gpu-tools pkg-config
 	qemu-system-x86
+	trace-cmd	# records the amdgpu_ualink trace events in the debug guest
 )
 
 missing=()

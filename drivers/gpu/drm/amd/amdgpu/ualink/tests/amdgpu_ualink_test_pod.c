@@ -637,7 +637,11 @@ struct amdgpu_ualink_req *tpod_reqs(struct tpod *pod, unsigned int n)
 	return pod->allocs[i];
 }
 
-/* Hold @id's doorbells, or ring the held ones and stop holding. */
+/*
+ * Hold @id's doorbells (on return its receive work is idle: nothing sent
+ * to it is read until it is resumed), or ring the held ones and stop
+ * holding.
+ */
 void tpod_pause(struct tpod *pod, u16 id, bool paused)
 {
 	struct tpod_node *node = tpod_node(pod, id);
@@ -652,6 +656,13 @@ void tpod_pause(struct tpod *pod, u16 id, bool paused)
 		bitmap_zero(node->held_bells, AMDGPU_UALINK_MAX_ACCELS);
 	}
 	spin_unlock_irq(&pod->lock);
+	/*
+	 * A doorbell rung before the pause may have queued the node's
+	 * receive work already: let it finish, or it would read what is sent
+	 * to the paused node from now on.
+	 */
+	if (paused && node->mbox)
+		amdgpu_ualink_mbox_flush(node->mbox);
 }
 
 /* As raw node @from: write @entry into the next slot of its ring at @to. */

@@ -25,7 +25,7 @@ export KBUILD_BUILD_USER=ualink KBUILD_BUILD_HOST=ualink
 # Paths in the kernel tree that this repository owns (prepare-tree.sh has
 # the same list).
 OWNED_DIRS="drivers/gpu/drm/amd/amdgpu/ualink"
-OWNED_FILES="include/uapi/drm/amdgpu_ualink.h include/uapi/drm/amdgpu_ualink_vpod.h Documentation/gpu/amdgpu/ualink.rst"
+OWNED_FILES="include/uapi/drm/amdgpu_ualink.h include/uapi/drm/amdgpu_ualink_vpod.h Documentation/gpu/amdgpu/ualink.rst Documentation/ABI/testing/sysfs-driver-amdgpu-ualink"
 
 # kbuild and the guest's command line cannot take paths with spaces: say so.
 case "$REPO$W" in

@@ -22,7 +22,8 @@ tarball=/usr/src/$pkg.tar.xz
 # What we copy into the tree: the in-tree paths this repository owns.
 owned=(drivers/gpu/drm/amd/amdgpu/ualink include/uapi/drm/amdgpu_ualink.h
        include/uapi/drm/amdgpu_ualink_vpod.h
-       Documentation/gpu/amdgpu/ualink.rst)
+       Documentation/gpu/amdgpu/ualink.rst
+       Documentation/ABI/testing/sysfs-driver-amdgpu-ualink)
 
 die() { echo "prepare-tree: error: $*" >&2; exit 1; }
 log() { echo "prepare-tree: $*"; }

@@ -182,7 +182,14 @@ struct drm_amdgpu_ualink_import_batch {
  *   export was being made), or unknown or invalid UALink handle, or an
  *   export that went while it was being imported
  * - ``EACCES``: the handle names an accelerator outside our virtual pod
- * - ``EOPNOTSUPP``: the device has no UALink, or it is not active
+ * - ``EOPNOTSUPP``: the device has no UALink (INFO too: nothing to say)
+ * - ``ENETDOWN``: the device has UALink but is not active in its pod now
+ *   (resetting or offline: INFO's state says which, and the ``ualink/``
+ *   sysfs directory's ``accel_state`` does not read ``ready``); retry
+ *   once it is. Not ``EOPNOTSUPP``, which would tell userspace to stop
+ *   looking for UALink on this device for good; not ``ENOLINK``, which
+ *   is about the exporter's side; not ``EAGAIN``, which libdrm's
+ *   drmIoctl() retries at once, in a loop, for as long as a reset lasts
  * - ``ETIMEDOUT``: the exporter did not answer in time (the mailbox
  *   timeout, counted from when the request was first sent); a request
  *   that fails so fails alone, other imports from the exporter go on
@@ -212,8 +219,8 @@ struct drm_amdgpu_ualink_import_batch {
  *   exporter's window is full
  *
  * A batch reports the errnos of imports per entry and fails as a whole
- * only with ``EINVAL``, ``EFAULT``, ``ENOMEM``, ``EOPNOTSUPP`` or
- * ``EDQUOT``.
+ * only with ``EINVAL``, ``EFAULT``, ``ENOMEM``, ``EOPNOTSUPP``,
+ * ``ENETDOWN`` or ``EDQUOT``.
  */
 struct drm_amdgpu_ualink {
 	/** @op: in: an AMDGPU_UALINK_OP_* value */

@@ -24,6 +24,7 @@
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_npa_pool.h"
 #include "amdgpu_ualink_pt.h"
+#include "amdgpu_ualink_sysfs.h"
 
 /**
  * DOC: UALink in amdgpu
@@ -167,6 +168,12 @@ struct amdgpu_ualink {
 	u32 state;
 	/** @sw_up: between sw_init and sw_fini */
 	bool sw_up;
+	/**
+	 * @sysfs: the ualink/ directory of the PCI device, from sw_init to
+	 * sw_fini; an ERR_PTR when it could not be made (UALink works
+	 * without it)
+	 */
+	struct amdgpu_ualink_sysfs *sysfs;
 	/**
 	 * @res_cur: the VRAM walk of the export being mapped, between the
 	 * core's cursor call and the end of its map, under @udev.lock
@@ -611,6 +618,11 @@ static const struct amdgpu_ualink_gem_ops amdgpu_ualink_gem_ops = {
 	.import_handle = amdgpu_ualink_import_handle,
 };
 
+/* The IP knows no list of the pod's active or local accelerators. */
+static const struct amdgpu_ualink_sysfs_ops amdgpu_ualink_sysfs_ops = {
+	.info = amdgpu_ualink_info,
+};
+
 /**
  * amdgpu_ualink_ioctl_amdgpu - DRM_IOCTL_AMDGPU_UALINK in amdgpu
  * @dev: the DRM device
@@ -914,6 +926,12 @@ static int amdgpu_ualink_sw_init(void *handle)
 	 * pod must not runtime-suspend, which would take it out of the pod.
 	 */
 	pm_runtime_get_noresume(adev_to_drm(adev)->dev);
+	ualink->sysfs = amdgpu_ualink_sysfs_create(adev->dev, &ualink->udev,
+						   &amdgpu_ualink_sysfs_ops,
+						   ualink);
+	if (IS_ERR(ualink->sysfs))
+		drm_warn(adev_to_drm(adev), "UALink: no sysfs directory (%pe)\n",
+			 ualink->sysfs);
 	WRITE_ONCE(ualink->sw_up, true);
 	return 0;
 
@@ -933,6 +951,7 @@ static int amdgpu_ualink_sw_fini(void *handle)
 	struct amdgpu_ualink *ualink = adev->ualink;
 
 	WRITE_ONCE(ualink->sw_up, false);
+	amdgpu_ualink_sysfs_destroy(ualink->sysfs);
 	flush_work(&ualink->leave_work);
 	cancel_work_sync(&ualink->shootdown_work);
 	/* a pin's last reference dropped on the mailbox's worker, releases */

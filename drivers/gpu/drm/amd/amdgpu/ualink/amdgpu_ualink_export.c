@@ -12,6 +12,7 @@
 
 #include "amdgpu_ualink_dev.h"
 #include "amdgpu_ualink_npa.h"
+#include "amdgpu_ualink_trace.h"
 
 /**
  * DOC: Export
@@ -251,6 +252,7 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 	dev->num_exports++;
 	dev->num_pins++;
 	*slot = exp;
+	trace_amdgpu_ualink_export_create(dev->id, exp->handle[0], size);
 out:
 	handle[0] = exp->handle[0];
 	handle[1] = exp->handle[1];
@@ -422,6 +424,7 @@ static void access_remove(struct amdgpu_ualink_dev *dev,
 static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 {
 	struct amdgpu_ualink_export *exp = r->exp;
+	int ret = 0;
 
 	dev->ops->deny(dev->priv, r->peer, r->npa, r->size);
 	/*
@@ -429,8 +432,10 @@ static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 	 * cache translations of the range, but the fabric refuses it: the
 	 * range is unmapped and may be reused all the same.
 	 */
-	if (dev->ops->shootdown &&
-	    dev->ops->shootdown(dev->priv, r->peer, r->npa, r->size)) {
+	if (dev->ops->shootdown)
+		ret = dev->ops->shootdown(dev->priv, r->peer, r->npa, r->size);
+	trace_amdgpu_ualink_shootdown(dev->id, r->peer, r->npa, r->size, ret);
+	if (ret) {
 		atomic_inc(&dev->shootdown_errors);
 		pr_warn_ratelimited("amdgpu_ualink: accelerator %u: shootdown by %u unacknowledged\n",
 				    dev->id, r->peer);
@@ -528,6 +533,8 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 	__set_bit(peer, exp->access);
 	exp->nr_access++;
 	dev->num_grants++;
+	trace_amdgpu_ualink_grant(dev->id, peer, exp->handle[0],
+				  range->node.start, range->node.size);
 granted:
 	rsp->type = AMDGPU_UALINK_MSG_NPA_RSP;
 	rsp->reason = 0;
@@ -553,6 +560,8 @@ static void export_release(struct amdgpu_ualink_dev *dev, u16 peer,
 	if (exp && test_bit(peer, exp->access) &&
 	    exp->range->node.start == req->npa &&
 	    exp->range->node.size == req->size) {
+		trace_amdgpu_ualink_release(dev->id, peer, exp->handle[0],
+					    req->npa, req->size);
 		access_remove(dev, exp, peer, &r);
 		found = true;
 	}
@@ -885,6 +894,7 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 		req->msg.handle[1] = exp->handle[1];
 		req->msg.npa = npa;
 		req->msg.size = size;
+		trace_amdgpu_ualink_revoke(dev->id, peer, exp->handle[0], npa, size);
 		/* one that cannot be sent is done at once */
 		if (amdgpu_ualink_mbox_submit(dev->mbox, peer, req)) {
 			req->status = -ENOLINK;
@@ -946,6 +956,7 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	if (pinned)
 		dev->ops->unpin(dev->priv, exp->obj);
 	dev->ops->put(dev->priv, exp->obj);
+	trace_amdgpu_ualink_export_destroy(dev->id, exp->handle[0], exp->size);
 	kfree(exp);
 }
 

@@ -12,6 +12,7 @@
 
 #include "amdgpu_ualink_dev.h"
 #include "amdgpu_ualink_npa.h"
+#include "amdgpu_ualink_trace.h"
 
 /**
  * DOC: Import
@@ -162,12 +163,17 @@ static void import_settle(struct amdgpu_ualink_dev *dev,
 		imp->npa = rsp->npa;
 		imp->size = rsp->size;
 		imp->state = AMDGPU_UALINK_IMPORT_READY;
+		trace_amdgpu_ualink_import_ready(dev->id, import_exporter(imp),
+						 imp->handle[0], imp->npa,
+						 imp->size, 0);
 		return;
 	}
 	/* a revocation that overtook the grant: the export is gone */
 	imp->error = imp->revoked ? -ENOENT :
 		     imp->req.status ?: fail_errno(rsp->reason);
 	imp->state = AMDGPU_UALINK_IMPORT_FAILED;
+	trace_amdgpu_ualink_import_failed(dev->id, import_exporter(imp),
+					  imp->handle[0], 0, 0, imp->error);
 	/*
 	 * No answer in time: the exporter may have granted it all the same.
 	 * It stays listed until its release work asked (a new import of the
@@ -409,6 +415,8 @@ again:
 		}
 		imp->in_table = true;
 		dev->num_imports++;
+		trace_amdgpu_ualink_import_request(dev->id, exporter,
+						   imp->handle[0], 0, 0, 0);
 		ret = amdgpu_ualink_mbox_submit(dev->mbox, exporter, &imp->req);
 		if (ret) {	/* settled as failed by whoever looks */
 			imp->req.status = ret;
@@ -506,6 +514,9 @@ static bool import_kill(struct amdgpu_ualink_dev *dev,
 		return false;
 	imp->state = AMDGPU_UALINK_IMPORT_DEAD;
 	imp->error = error;
+	trace_amdgpu_ualink_import_dead(dev->id, import_exporter(imp),
+					imp->handle[0], imp->npa, imp->size,
+					error);
 	imp->tell = tell;
 	import_unlist(dev, imp);
 	dev->revoking++;

@@ -321,7 +321,7 @@ int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
 		return 0;
 	}
 	if (info.state != AMDGPU_UALINK_STATE_ACTIVE)
-		return -EOPNOTSUPP;
+		return -ENETDOWN;	/* UALink is there, not usable now */
 
 	switch (args->op) {
 	case AMDGPU_UALINK_OP_EXPORT:

@@ -11,6 +11,7 @@
 
 #include "amdgpu_ualink_mbox_internal.h"
 #include "amdgpu_ualink_npa.h"
+#include "amdgpu_ualink_trace.h"
 
 /**
  * DOC: Mailbox rings and transport
@@ -159,6 +160,8 @@ static bool tx_write(struct amdgpu_ualink_peer *peer, const u8 *wire, u8 type)
 		return false;
 	peer->tx_head++;
 	peer->stats.sent[type]++;
+	trace_amdgpu_ualink_msg_send(mbox->self, peer->id, type,
+				     amdgpu_ualink_msg_wire_txn(wire));
 	return true;
 }
 
@@ -475,9 +478,14 @@ void amdgpu_ualink_peer_notify(struct amdgpu_ualink_peer *peer, int event)
 		mbox->handlers->peer_event(mbox->handlers_priv, peer->id, event);
 }
 
-static void rx_drop(struct amdgpu_ualink_peer *peer, enum amdgpu_ualink_drop why)
+/* @msg: what was decoded of it, NULL when nothing was */
+static void rx_drop(struct amdgpu_ualink_peer *peer,
+		    const struct amdgpu_ualink_msg *msg, enum amdgpu_ualink_drop why)
 {
 	peer->stats.dropped[why]++;
+	trace_amdgpu_ualink_msg_drop(peer->mbox->self, peer->id,
+				     msg ? msg->type : 0, msg ? msg->txn : 0,
+				     amdgpu_ualink_drop_name(why));
 }
 
 /* Handle one entry of the peer's ring. Called with the peer locked. */
@@ -489,14 +497,16 @@ static void rx_entry(struct amdgpu_ualink_peer *peer, const u8 *entry)
 	int event = -1;
 	int ret;
 
-	if (amdgpu_ualink_msg_decode(entry, &msg, &why) ||
-	    amdgpu_ualink_msg_validate(&msg, peer->id, mbox->self, &why))
-		return rx_drop(peer, why);
+	if (amdgpu_ualink_msg_decode(entry, &msg, &why))
+		return rx_drop(peer, NULL, why);
+	if (amdgpu_ualink_msg_validate(&msg, peer->id, mbox->self, &why))
+		return rx_drop(peer, &msg, why);
 
 	ret = amdgpu_ualink_conn_receive(peer, &msg, &rsp, &event, &why);
 	if (ret < 0)
-		return rx_drop(peer, why);
+		return rx_drop(peer, &msg, why);
 	peer->stats.received[msg.type]++;
+	trace_amdgpu_ualink_msg_recv(mbox->self, peer->id, msg.type, msg.txn);
 	if (event >= 0 || ret) {
 		/* callbacks run unlocked; the worker keeps them in order */
 		mutex_unlock(&peer->lock);
@@ -533,6 +543,8 @@ static void rx_drain(struct amdgpu_ualink_peer *peer)
 	tail = peer->rx_tail;
 	if (head - tail > AMDGPU_UALINK_RING_ENTRIES) {
 		peer->stats.dropped[AMDGPU_UALINK_DROP_RING] += head - tail;
+		trace_amdgpu_ualink_msg_drop(mbox->self, peer->id, 0, 0,
+					     amdgpu_ualink_drop_name(AMDGPU_UALINK_DROP_RING));
 		tail = head;
 	}
 	peer->rx_tail = tail;

@@ -9,6 +9,7 @@
 #include <linux/kernel.h>
 #include <linux/stddef.h>
 #include <linux/string.h>
+#include <linux/unaligned.h>
 
 #include "amdgpu_ualink_msg.h"
 #include "amdgpu_ualink_npa.h"
@@ -335,6 +336,19 @@ static const char *const drop_names[AMDGPU_UALINK_DROP_REASONS] = {
 	[AMDGPU_UALINK_DROP_MISMATCH] = "mismatch",
 	[AMDGPU_UALINK_DROP_RING] = "ring",
 };
+
+/**
+ * amdgpu_ualink_msg_wire_txn - the transaction number of an encoded message
+ * @buf: %AMDGPU_UALINK_MSG_SIZE bytes, any alignment, not checked
+ *
+ * For tracing what is written to a ring without decoding it again.
+ * Returns: the txn field as the wire holds it.
+ */
+u32 amdgpu_ualink_msg_wire_txn(const void *buf)
+{
+	return get_unaligned_le32(buf + offsetof(struct amdgpu_ualink_wire, txn));
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_msg_wire_txn);
 
 /**
  * amdgpu_ualink_drop_name - name of a drop reason, for counters

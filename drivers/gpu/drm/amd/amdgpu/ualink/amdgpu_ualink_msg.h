@@ -142,6 +142,7 @@ int amdgpu_ualink_msg_decode(const void *buf, struct amdgpu_ualink_msg *msg,
 bool amdgpu_ualink_msg_is_response(const struct amdgpu_ualink_msg *msg);
 const char *amdgpu_ualink_msg_type_name(unsigned int type);
 const char *amdgpu_ualink_drop_name(enum amdgpu_ualink_drop drop);
+u32 amdgpu_ualink_msg_wire_txn(const void *buf);
 int amdgpu_ualink_msg_validate(const struct amdgpu_ualink_msg *msg,
 			       u16 ring_owner, u16 self,
 			       enum amdgpu_ualink_drop *drop);

@@ -159,6 +159,8 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
 void amdgpu_ualink_vpod_fabric_fini(void);
 struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id);
 bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer);
+void amdgpu_ualink_vpod_active(struct amdgpu_ualink_vpod_node *node,
+			       unsigned long *mask);
 void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
 				  u16 importer, u64 npa, u64 size);
 int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,

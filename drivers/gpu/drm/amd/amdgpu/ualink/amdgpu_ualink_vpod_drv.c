@@ -26,6 +26,7 @@
 #include "amdgpu_ualink_dmabuf.h"
 #include "amdgpu_ualink_ioctl.h"
 #include "amdgpu_ualink_npa_pool.h"
+#include "amdgpu_ualink_sysfs.h"
 #include "amdgpu_ualink_vpod.h"
 
 /**
@@ -87,6 +88,8 @@ struct amdgpu_ualink_vpod_drm {
 	struct mutex job_lock;
 	/** @jobs: &struct vpod_job running on the device's buffers */
 	struct list_head jobs;
+	/** @sysfs: the ualink/ directory of @pdev */
+	struct amdgpu_ualink_sysfs *sysfs;
 };
 
 /* a buffer object of the emulated pod */
@@ -499,6 +502,25 @@ static void vpod_info(void *priv, struct drm_amdgpu_ualink_info *info)
 	amdgpu_ualink_vpod_info(vdev->node, &info->vpod_id, &info->vpod_size);
 	info->state = states[amdgpu_ualink_vpod_state(vdev->node)];
 }
+
+static void vpod_active(void *priv, unsigned long *mask)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = priv;
+
+	amdgpu_ualink_vpod_active(vdev->node, mask);
+}
+
+/* This kernel drives the accelerators with a DRM device, IDs 0 to n - 1. */
+static void vpod_local(void *priv, unsigned long *mask)
+{
+	bitmap_set(mask, 0, amdgpu_ualink_vpod->num_drm);
+}
+
+static const struct amdgpu_ualink_sysfs_ops vpod_sysfs_ops = {
+	.info = vpod_info,
+	.active = vpod_active,
+	.local = vpod_local,
+};
 
 static int vpod_export_obj(void *priv, struct drm_file *file, u32 gem_handle,
 			   void **obj, u64 *size, void ***slot)
@@ -960,11 +982,19 @@ int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node)
 	if (ret)
 		goto err_vram;
 	node->drm = vdev;
+	vdev->sysfs = amdgpu_ualink_sysfs_create(&pdev->dev, &node->udev,
+						 &vpod_sysfs_ops, vdev);
+	if (IS_ERR(vdev->sysfs)) {
+		ret = PTR_ERR(vdev->sysfs);
+		goto err_pool;
+	}
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret)
-		goto err_pool;
+		goto err_sysfs;
 	return 0;
 
+err_sysfs:
+	amdgpu_ualink_sysfs_destroy(vdev->sysfs);
 err_pool:
 	node->drm = NULL;
 	amdgpu_ualink_npa_pool_fini(&vdev->pool, &vdev->bdev, VPOD_PL_NPA);
@@ -990,6 +1020,7 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	struct platform_device *pdev = vdev->pdev;
 
 	drm_dev_unregister(&vdev->drm);
+	amdgpu_ualink_sysfs_destroy(vdev->sysfs);
 	/* what revocations wait for */
 	vpod_jobs_end(vdev);
 	/* a pin's last reference dropped on the mailbox's worker, releases */

@@ -563,6 +563,27 @@ void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
 }
 
 /**
+ * amdgpu_ualink_vpod_active - the active accelerators of a virtual pod
+ * @node: an accelerator of it
+ * @mask: set for every active accelerator of @node's virtual pod, @node
+ *	  included when it is active (bits of others are left alone)
+ */
+void amdgpu_ualink_vpod_active(struct amdgpu_ualink_vpod_node *node,
+			       unsigned long *mask)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned long flags;
+	unsigned int i;
+
+	spin_lock_irqsave(&pod->lock, flags);
+	for (i = 0; i < pod->num_nodes; i++)
+		if (pod->nodes[i]->vpod == node->vpod &&
+		    pod->nodes[i]->state == AMDGPU_UALINK_VPOD_ACTIVE)
+			__set_bit(i, mask);
+	spin_unlock_irqrestore(&pod->lock, flags);
+}
+
+/**
  * amdgpu_ualink_vpod_state - where an accelerator is
  * @node: the accelerator
  *

@@ -25,6 +25,7 @@
 #include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
+#include <linux/kernfs.h>
 
 #include <drm/drm_ioctl.h>
 #include <drm/drm_kunit_helpers.h>
@@ -526,6 +527,7 @@ static struct fake_node *fake_node_create(struct kunit *test, const char *name,
 	struct fake_node *node = container_of(drm, struct fake_node, adev.ddev);
 
 	node->id = id;
+	node->adev.dev = drm->dev;
 	spin_lock_init(&node->adev.irq.lock);
 	node->adev.irq.installed = true;
 	spin_lock_init(&node->adev.mman.bdev.lru_lock);
@@ -546,6 +548,32 @@ static u32 fake_state(struct kunit *test, struct fake_node *node)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&node->adev.ddev,
 							 &args, NULL), 0);
 	return args.u.info.state;
+}
+
+/*
+ * The contents of ualink/@name of the node's device, read as read(2)
+ * would be served (the directory's sysfs_ops); NULL when there is no such
+ * file.
+ */
+static const char *fake_sysfs(struct kunit *test, struct fake_node *node,
+			      const char *name)
+{
+	struct kernfs_node *dir, *file;
+	struct kobject *kobj;
+	char *buf;
+
+	dir = kernfs_find_and_get(node->adev.dev->kobj.sd, "ualink");
+	if (!dir)
+		return NULL;
+	file = kernfs_find_and_get(dir, name);
+	kobj = dir->priv;
+	buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	if (file)
+		KUNIT_EXPECT_GT(test, kobj->ktype->sysfs_ops->show(kobj, file->priv, buf), 0);
+	kernfs_put(file);
+	kernfs_put(dir);
+	return file ? buf : NULL;
 }
 
 /* An unknown handle of @exporter, imported on @importer. */
@@ -604,6 +632,7 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 			FAKE_GPUVM_FABRIC);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_OFFLINE);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_state"), "unconfigured\n");
 
 	/* hw_init: interrupt on, active */
 	KUNIT_ASSERT_EQ(test, fake_ip(a)->hw_init(&a->adev), 0);
@@ -617,6 +646,14 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, args.u.info.vpod_id, 9);
 	KUNIT_EXPECT_EQ(test, args.u.info.vpod_size, 2);
 	KUNIT_EXPECT_EQ(test, args.u.info.state, AMDGPU_UALINK_STATE_ACTIVE);
+	/* the PCI device's ualink/ says the same; the IP has no lists */
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_state"), "ready\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_id"), "3\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "vpod_id"), "9\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "vpod_size"), "2\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "exports"), "0\n");
+	KUNIT_EXPECT_NULL(test, fake_sysfs(test, a, "vpod_active_accels"));
+	KUNIT_EXPECT_NULL(test, fake_sysfs(test, a, "local_accels"));
 
 	/*
 	 * B asks A for a handle A never made: the request reaches A and the
@@ -637,7 +674,8 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, b->irq_on);
 	KUNIT_EXPECT_EQ(test, b->hw_finis, 1);
 	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_OFFLINE);
-	KUNIT_EXPECT_EQ(test, fake_import(b, a), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENETDOWN);
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, b, "accel_state"), "unconfigured\n");
 	/*
 	 * and nothing touches B's IP: a doorbell (a late interrupt) and the
 	 * retransmissions of what B sent while leaving find the mailbox
@@ -706,6 +744,7 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->sw_fini(&b->adev), 0);
 	KUNIT_EXPECT_NULL(test, ttm_manager_type(&a->adev.mman.bdev,
 						 AMDGPU_PL_NPA));
+	KUNIT_EXPECT_NULL(test, kernfs_find_and_get(a->adev.dev->kobj.sd, "ualink"));
 	memset(&args.u, 0, sizeof(args.u));
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&a->adev.ddev, &args,
 							 NULL), -EOPNOTSUPP);

@@ -236,7 +236,10 @@ static void ioctl_malformed(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_unsupported(&args), -EINVAL);
 }
 
-/* No UALink, or not active: -EOPNOTSUPP; INFO still answers when active or not. */
+/*
+ * No UALink: -EOPNOTSUPP, INFO too. Not active: -ENETDOWN; INFO still
+ * answers when active or not.
+ */
 static void ioctl_not_available(struct kunit *test)
 {
 	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
@@ -260,7 +263,12 @@ static void ioctl_not_available(struct kunit *test)
 	args = (struct drm_amdgpu_ualink) {
 		.op = AMDGPU_UALINK_OP_EXPORT, .u.exp.gem_handle = 1,
 	};
-	KUNIT_EXPECT_EQ(test, ioctl(f, &args), -EOPNOTSUPP);
+	KUNIT_EXPECT_EQ(test, ioctl(f, &args), -ENETDOWN);
+	f->state = AMDGPU_UALINK_STATE_OFFLINE;
+	args = (struct drm_amdgpu_ualink) {
+		.op = AMDGPU_UALINK_OP_IMPORT, .u.imp.handle.lo = 1,
+	};
+	KUNIT_EXPECT_EQ(test, ioctl(f, &args), -ENETDOWN);
 }
 
 /* Export and import through the ioctl, with each errno. */

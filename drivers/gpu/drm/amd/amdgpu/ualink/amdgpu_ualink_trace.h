@@ -54,7 +54,11 @@ DEFINE_EVENT(amdgpu_ualink_msg, amdgpu_ualink_msg_send,
 	     TP_ARGS(self, peer, type, txn)
 );
 
-/* read from the peer's ring, checked and accepted */
+/*
+ * read from the peer's ring, checked and accepted by the connection
+ * layer (which may have sent its answer already: a HELLO_ACK can precede
+ * the HELLO's event)
+ */
 DEFINE_EVENT(amdgpu_ualink_msg, amdgpu_ualink_msg_recv,
 	     TP_PROTO(u16 self, u16 peer, u16 type, u32 txn),
 	     TP_ARGS(self, peer, type, txn)

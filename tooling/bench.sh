@@ -11,9 +11,11 @@ set -uo pipefail
 
 "$REPO/tooling/vm-kernel.sh" bench || exit 1
 mkdir -p "$OUT/bench"
-cc -O2 -Wall -Wextra -Werror -I"$REPO/include/uapi/drm" \
+make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" "$OUT/tools/libualink.a" || exit 1
+cc -O2 -Wall -Wextra -Werror -I"$REPO/include/uapi/drm" -I"$REPO/tools/ualink" \
 	$(pkg-config --cflags libdrm) -o "$OUT/bench/ualink_bench" \
-	"$REPO/tests/bench/ualink_bench.c" $(pkg-config --libs libdrm) || exit 1
+	"$REPO/tests/bench/ualink_bench.c" "$OUT/tools/libualink.a" \
+	$(pkg-config --libs libdrm) || exit 1
 echo "bench: booting the benchmark guest (TCG, 2 vCPUs)"
 VM_APPEND="clocksource=tsc tsc=reliable" VM_KMEMLEAK=0 \
 "$REPO/tooling/vm-run.sh" "$OUT/vm-bench/arch/x86/boot/bzImage" "$OUT/bench/run" \

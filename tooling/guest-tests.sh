@@ -6,8 +6,10 @@
 # runs every IGT program. Results go to the current directory (the guest's
 # /tmp/out); the host counts them.
 #
-#   guest-tests.sh MODULE_DIR IGT_DIR
+#   guest-tests.sh MODULE_DIR IGT_DIR TOOLS_DIR
 mods=$1 igt=$2
+# tools/ualink's programs, for IGT amdgpu_ualink_vpod_tools
+export UALINK_TOOLS=$3
 ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
 status=0
 

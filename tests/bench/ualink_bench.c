@@ -18,6 +18,7 @@
 #include <xf86drm.h>
 
 #include "amdgpu_ualink_vpod.h"
+#include "libualink.h"
 
 #define DBG "/sys/kernel/debug/amdgpu_ualink_vpod"
 #define N 400		/* samples of each single operation */
@@ -101,6 +102,15 @@ static void ioc(int fd, unsigned long req, void *arg, const char *what)
 		die(what);
 }
 
+/* a libualink call's result: 0, or -errno, which ends the run */
+static void lib_check(int ret, const char *what)
+{
+	if (ret) {
+		errno = -ret;
+		die(what);
+	}
+}
+
 static void gem_close(int fd, uint32_t h)
 {
 	struct drm_gem_close c = { .handle = h };
@@ -150,28 +160,28 @@ static uint32_t vpod_create(int fd, uint64_t size)
 
 static struct drm_amdgpu_ualink_handle export(int fd, uint32_t gem, uint64_t *ns)
 {
-	struct drm_amdgpu_ualink e = { .op = AMDGPU_UALINK_OP_EXPORT };
+	struct drm_amdgpu_ualink_handle h;
 	uint64_t t;
+	int ret;
 
-	e.u.exp.gem_handle = gem;
 	t = now_ns();
-	ioc(fd, DRM_IOCTL_AMDGPU_UALINK, &e, "export");
+	ret = ualink_export(fd, gem, &h);
 	if (ns)
 		*ns = now_ns() - t;
-	return e.u.exp.handle;
+	lib_check(ret, "export");
+	return h;
 }
 
 static int import(int fd, struct drm_amdgpu_ualink_handle h, uint64_t *ns)
 {
-	struct drm_amdgpu_ualink i = { .op = AMDGPU_UALINK_OP_IMPORT };
 	uint64_t t;
+	int ret, dmabuf;
 
-	i.u.imp.handle = h;
-	i.u.imp.flags = AMDGPU_UALINK_IMPORT_CLOEXEC;
 	t = now_ns();
-	ioc(fd, DRM_IOCTL_AMDGPU_UALINK, &i, "import");
+	ret = ualink_import(fd, h, AMDGPU_UALINK_IMPORT_CLOEXEC, &dmabuf);
 	*ns = now_ns() - t;
-	return i.u.imp.fd;
+	lib_check(ret, "import");
+	return dmabuf;
 }
 
 static long count(int node, const char *key)
@@ -270,19 +280,18 @@ int main(void)
 	}
 	fclose(hf);
 	for (r = 0; r < BATCH_RUNS; r++) {
-		struct drm_amdgpu_ualink b = { .op = AMDGPU_UALINK_OP_IMPORT_BATCH };
 		uint64_t t;
+		int ret;
 
 		for (i = 0; i < n; i++) {
 			e[i].gem_handle = 0;
 			e[i].fd = 0;
 			e[i].error = 0;
 		}
-		b.u.batch.entries = (uintptr_t)e;
-		b.u.batch.count = n;
 		t = now_ns();
-		ioc(i0, DRM_IOCTL_AMDGPU_UALINK, &b, "batched import");
+		ret = ualink_import_batch(i0, e, n, 0);
 		batch_ns[r] = now_ns() - t;
+		lib_check(ret, "batched import");
 		for (i = 0; i < n; i++) {
 			if (e[i].error) {
 				errno = -e[i].error;

@@ -19,6 +19,7 @@
 #include <xf86drm.h>
 
 #include "amdgpu_ualink_vpod.h"
+#include "libualink.h"
 
 #define DBG "/sys/kernel/debug/amdgpu_ualink_vpod"
 #define NODES 4
@@ -53,7 +54,7 @@ static void open_nodes(void)
 	int found = 0, i;
 
 	for (i = 128; i < 192 && found < NODES; i++) {
-		struct drm_amdgpu_ualink u = { .op = AMDGPU_UALINK_OP_INFO };
+		struct drm_amdgpu_ualink_info info;
 		char path[32];
 		drmVersionPtr v;
 		int f;
@@ -64,17 +65,17 @@ static void open_nodes(void)
 			continue;
 		v = drmGetVersion(f);
 		if (!v || strcmp(v->name, AMDGPU_UALINK_VPOD_DRIVER_NAME) ||
-		    ioc(f, DRM_IOCTL_AMDGPU_UALINK, &u) || u.u.info.accel_id >= NODES) {
+		    ualink_info(f, &info) || info.accel_id >= NODES) {
 			if (v)
 				drmFreeVersion(v);
 			close(f);
 			continue;
 		}
 		drmFreeVersion(v);
-		fd[u.u.info.accel_id] = f;
+		fd[info.accel_id] = f;
 		say("  accelerator %u: %s, virtual pod %u of %u accelerators, %s\n",
-		    u.u.info.accel_id, path, u.u.info.vpod_id, u.u.info.vpod_size,
-		    u.u.info.state == AMDGPU_UALINK_STATE_ACTIVE ? "active" : "not active");
+		    info.accel_id, path, info.vpod_id, info.vpod_size,
+		    ualink_ready(f) ? "ready" : "not ready");
 		found++;
 	}
 	expect(found == NODES, "four emulated accelerators with render nodes");
@@ -105,25 +106,21 @@ static int access_(int node, uint32_t handle, uint64_t offset, void *buf,
 
 static struct drm_amdgpu_ualink_handle export(int node, uint32_t handle)
 {
-	struct drm_amdgpu_ualink e = { .op = AMDGPU_UALINK_OP_EXPORT };
+	struct drm_amdgpu_ualink_handle h;
 
-	e.u.exp.gem_handle = handle;
-	expect(!ioc(fd[node], DRM_IOCTL_AMDGPU_UALINK, &e), "export");
-	return e.u.exp.handle;
+	expect(!ualink_export(fd[node], handle, &h), "export");
+	return h;
 }
 
 /* Import on @node: returns a GEM handle, made from the dma-buf fd. */
 static uint32_t import(int node, struct drm_amdgpu_ualink_handle h, int *dmabuf)
 {
-	struct drm_amdgpu_ualink i = { .op = AMDGPU_UALINK_OP_IMPORT };
 	uint32_t gem;
 
-	i.u.imp.handle = h;
-	i.u.imp.flags = AMDGPU_UALINK_IMPORT_CLOEXEC;
-	expect(!ioc(fd[node], DRM_IOCTL_AMDGPU_UALINK, &i), "import");
-	expect(!drmPrimeFDToHandle(fd[node], i.u.imp.fd, &gem),
+	expect(!ualink_import(fd[node], h, AMDGPU_UALINK_IMPORT_CLOEXEC, dmabuf),
+	       "import");
+	expect(!drmPrimeFDToHandle(fd[node], *dmabuf, &gem),
 	       "PRIME fd to handle on the importing accelerator");
-	*dmabuf = i.u.imp.fd;
 	return gem;
 }
 

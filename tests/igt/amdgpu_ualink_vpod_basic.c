@@ -109,6 +109,85 @@ static unsigned int absent_accel(unsigned int want)
 
 /* INFO */
 
+/* "@first @first+1 ... @last", or the IDs of vPod 0's active nodes */
+static void ids_text(char *out, size_t size, const struct vpod_accel *accel,
+		     int n, int below)
+{
+	size_t len = 0;
+	int i;
+
+	out[0] = '\0';
+	for (i = 0; i < n; i++) {
+		bool in = below >= 0 ? accel[i].id < (unsigned int)below :
+			  accel[i].vpod == 0 && !strcmp(accel[i].state, "active");
+
+		if (in)
+			len += snprintf(out + len, size - len, "%s%u",
+					len ? " " : "", accel[i].id);
+		igt_assert(len < size);
+	}
+}
+
+static void expect_sysfs_u64(unsigned int id, const char *attr, uint64_t want)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%" PRIu64, want);
+	expect_sysfs(id, attr, text);
+}
+
+/*
+ * The ualink/ directory of each render node's device, read as libhsakmt
+ * reads accel_state: "ready" on every active accelerator; the IDs as INFO
+ * and debugfs give them; the counters follow an export and its import.
+ */
+static void test_sysfs(void)
+{
+	static struct vpod_accel accel[VPOD_MAX_ACCELS];
+	static char want[8192];
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_amdgpu_ualink_info info;
+	int i, n, fd0, fd1;
+	char buf[64];
+
+	vpod_read_nodes(accel, &n);
+	for (i = 0; i < vpod.n_drm; i++) {
+		int fd = vpod_open(i);
+
+		igt_assert_eq(ualink_info(fd, &info), 0);
+		expect_sysfs(i, "accel_state", "ready");
+		expect_sysfs_u64(i, "accel_id", i);
+		expect_sysfs_u64(i, "vpod_id", info.vpod_id);
+		expect_sysfs_u64(i, "vpod_size", info.vpod_size);
+		ids_text(want, sizeof(want), accel, n, -1);
+		expect_sysfs(i, "vpod_active_accels", want);
+		ids_text(want, sizeof(want), accel, n, vpod.n_drm);
+		expect_sysfs(i, "local_accels", want);
+		expect_sysfs_u64(i, "exports", count_of(i, C_EXPORTS));
+		expect_sysfs_u64(i, "imports", count_of(i, C_IMPORTS));
+		/* what the device cannot know is not there */
+		igt_assert_eq(sysfs_read(i, "link_type", buf, sizeof(buf)), -ENOENT);
+		igt_assert_eq(sysfs_read(i, "bandwidth", buf, sizeof(buf)), -ENOENT);
+		vpod_close(fd);
+	}
+
+	fd0 = vpod_open(0);
+	fd1 = vpod_open(1);
+	exported_buffer(fd1, SZ_64K, 5, &h);
+	expect_sysfs_u64(1, "exports", 1);
+	expect_sysfs_u64(1, "pins", 1);
+	expect_sysfs_u64(1, "grants", 0);
+	import_gem(fd0, h, NULL);
+	expect_sysfs_u64(1, "grants", 1);
+	expect_sysfs_u64(0, "imports", 1);
+	igt_assert(sysfs_read(0, "peers_connected", buf, sizeof(buf)) > 0);
+	igt_assert_f(atoi(buf) >= 1, "node 0: peers_connected %s after an import\n", buf);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+	expect_sysfs_u64(1, "exports", 0);
+	expect_sysfs_u64(0, "imports", 0);
+}
+
 static void test_info(void)
 {
 	static struct vpod_accel accel[VPOD_MAX_ACCELS];
@@ -1350,6 +1429,10 @@ igt_main
 	igt_describe("debugfs timeout reads back, a vPod number past 1023 is refused");
 	vpod_subtest("debugfs-settings")
 		test_debugfs_settings();
+
+	igt_describe("the ualink/ sysfs directory: ready, IDs, counters");
+	vpod_subtest("sysfs")
+		test_sysfs();
 
 	igt_describe("nothing held on any node once everything is closed");
 	vpod_subtest("counts-zero")

@@ -109,11 +109,11 @@ static void seed_worker(uint64_t seed, unsigned int w)
 
 /* errno sets, as amdgpu_ualink.h and amdgpu_ualink_vpod.h document them */
 static const int create_errnos[] = { ENOSPC, ENOMEM, 0 };
-static const int export_errnos[] = { EOPNOTSUPP, ENOSPC, ENOMEM, 0 };
+static const int export_errnos[] = { ENETDOWN, ENOSPC, ENOMEM, 0 };
 static const int import_errnos[] = {
-	ENOENT, EACCES, EOPNOTSUPP, ETIMEDOUT, ENOSPC, ENOLINK, EIO, ENOMEM, 0
+	ENOENT, EACCES, ENETDOWN, ETIMEDOUT, ENOSPC, ENOLINK, EIO, ENOMEM, 0
 };
-static const int batch_errnos[] = { EOPNOTSUPP, ENOMEM, 0 };
+static const int batch_errnos[] = { ENETDOWN, ENOMEM, 0 };
 static const int access_errnos[] = { ENODEV, 0 };
 
 static void expect_errno(const char *what, int ret, const int *allowed)

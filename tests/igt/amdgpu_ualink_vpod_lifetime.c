@@ -202,19 +202,24 @@ static void test_peer_offline(void)
 	expect_state(fd1, AMDGPU_UALINK_STATE_OFFLINE);
 	wait_access_error(fd0, imp, ENODEV, VPOD_FAULT_ASYNC_MS);
 
-	/* an offline node neither exports nor imports */
-	igt_assert_eq(ualink_export(fd1, later, &out), -EOPNOTSUPP);
+	/*
+	 * an offline node neither exports nor imports, and says it is not
+	 * ready, where libhsakmt looks
+	 */
+	igt_assert_eq(ualink_export(fd1, later, &out), -ENETDOWN);
 	d = -1;
 	ret = ualink_import(fd1, h, 0, &d);
 	if (!ret)
 		vpod_track_fd(d);
-	igt_assert_eq(ret, -EOPNOTSUPP);
+	igt_assert_eq(ret, -ENETDOWN);
+	expect_sysfs(1, "accel_state", "unconfigured");
 	/* and nobody imports from it */
 	expect_import_error(fd0, h, OFFLINE_IMPORT_ERRNO);
 
 	set_control(1, "online");
 	wait_state(1, "active", VPOD_ASYNC_MS);
 	expect_state(fd1, AMDGPU_UALINK_STATE_ACTIVE);
+	expect_sysfs(1, "accel_state", "ready");
 	wait_exporter_clean(1, VPOD_FAULT_ASYNC_MS);
 
 	/* a new export imports; so does the old one, still exported */
@@ -247,7 +252,8 @@ static void test_importer_offline(void)
 	wait_state(0, "offline", VPOD_ASYNC_MS);
 	wait_count(1, C_GRANTS, 0, VPOD_FAULT_ASYNC_MS);
 	wait_access_error(fd0, imp, ENODEV, VPOD_FAULT_ASYNC_MS);
-	expect_import_error(fd0, h, EOPNOTSUPP);
+	expect_import_error(fd0, h, ENETDOWN);
+	expect_sysfs(0, "accel_state", "unconfigured");
 
 	set_control(0, "online");
 	wait_state(0, "active", VPOD_ASYNC_MS);

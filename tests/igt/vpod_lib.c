@@ -57,13 +57,12 @@ void vpod_sleep_ms(unsigned int ms)
 
 /* debugfs */
 
-int dbg_read(const char *rel, char *buf, size_t size)
+/* The contents of @path, NUL-terminated: bytes read or -errno. */
+static int file_read(const char *path, char *buf, size_t size)
 {
-	char path[256];
 	size_t len = 0;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", VPOD_DEBUGFS, rel);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -83,6 +82,41 @@ int dbg_read(const char *rel, char *buf, size_t size)
 	buf[len] = '\0';
 	close(fd);
 	return len;
+}
+
+int dbg_read(const char *rel, char *buf, size_t size)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", VPOD_DEBUGFS, rel);
+	return file_read(path, buf, size);
+}
+
+int sysfs_read(unsigned int id, const char *attr, char *buf, size_t size)
+{
+	const char *render = strrchr(vpod.path[id], '/');
+	char path[256];
+	int ret;
+
+	igt_assert_f(render, "accelerator %u has no render node\n", id);
+	snprintf(path, sizeof(path), "/sys/class/drm%s/device/ualink/%s",
+		 render, attr);
+	ret = file_read(path, buf, size);
+	if (ret > 0 && buf[ret - 1] == '\n')
+		buf[--ret] = '\0';
+	return ret;
+}
+
+void expect_sysfs(unsigned int id, const char *attr, const char *want)
+{
+	char buf[8192];
+	int ret = sysfs_read(id, attr, buf, sizeof(buf));
+
+	igt_assert_f(ret >= 0, "accelerator %u: ualink/%s: %s\n", id, attr,
+		     strerror(-ret));
+	igt_assert_f(!strcmp(buf, want),
+		     "accelerator %u: ualink/%s reads \"%s\", not \"%s\"\n",
+		     id, attr, buf, want);
 }
 
 int dbg_write(const char *rel, const char *text)
@@ -740,53 +774,6 @@ void vpod_init(void)
 int ualink_ioctl(int fd, struct drm_amdgpu_ualink *args)
 {
 	return drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK, args) ? -errno : 0;
-}
-
-int ualink_info(int fd, struct drm_amdgpu_ualink_info *info)
-{
-	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
-	int ret = ualink_ioctl(fd, &args);
-
-	if (!ret)
-		*info = args.u.info;
-	return ret;
-}
-
-int ualink_export(int fd, uint32_t gem, struct drm_amdgpu_ualink_handle *out)
-{
-	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_EXPORT };
-	int ret;
-
-	args.u.exp.gem_handle = gem;
-	ret = ualink_ioctl(fd, &args);
-	if (!ret)
-		*out = args.u.exp.handle;
-	return ret;
-}
-
-int ualink_import(int fd, struct drm_amdgpu_ualink_handle h, uint32_t flags,
-		  int *dmabuf)
-{
-	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT };
-	int ret;
-
-	args.u.imp.handle = h;
-	args.u.imp.flags = flags;
-	ret = ualink_ioctl(fd, &args);
-	if (!ret)
-		*dmabuf = args.u.imp.fd;
-	return ret;
-}
-
-int ualink_import_batch(int fd, struct drm_amdgpu_ualink_batch_entry *e,
-			uint32_t count, uint32_t flags)
-{
-	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT_BATCH };
-
-	args.u.batch.entries = (uintptr_t)e;
-	args.u.batch.count = count;
-	args.u.batch.flags = flags;
-	return ualink_ioctl(fd, &args);
 }
 
 struct drm_amdgpu_ualink_handle export_ok(int fd, uint32_t gem)

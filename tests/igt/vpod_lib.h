@@ -22,6 +22,7 @@
 
 #include "igt.h"
 #include "amdgpu_ualink_vpod.h"
+#include "libualink.h"
 
 #define VPOD_MAX_ACCELS		AMDGPU_UALINK_MAX_ACCELERATORS
 #define VPOD_MIN_DRM_NODES	4
@@ -119,14 +120,13 @@ void vpod_cleanup(void);
 uint64_t vpod_now_ms(void);
 void vpod_sleep_ms(unsigned int ms);
 
-/* DRM_IOCTL_AMDGPU_UALINK; each returns 0 or -errno */
+/*
+ * DRM_IOCTL_AMDGPU_UALINK with any argument, malformed ones included: 0
+ * or -errno. The operations themselves come from libualink
+ * (tools/ualink/libualink.h): ualink_info(), ualink_export(),
+ * ualink_import(), ualink_import_batch().
+ */
 int ualink_ioctl(int fd, struct drm_amdgpu_ualink *args);
-int ualink_info(int fd, struct drm_amdgpu_ualink_info *info);
-int ualink_export(int fd, uint32_t gem, struct drm_amdgpu_ualink_handle *out);
-int ualink_import(int fd, struct drm_amdgpu_ualink_handle h, uint32_t flags,
-		  int *dmabuf);
-int ualink_import_batch(int fd, struct drm_amdgpu_ualink_batch_entry *e,
-			uint32_t count, uint32_t flags);
 
 /* asserting versions */
 struct drm_amdgpu_ualink_handle export_ok(int fd, uint32_t gem);
@@ -184,6 +184,11 @@ uint64_t rand64(void);
 /* debugfs */
 int dbg_read(const char *rel, char *buf, size_t size);	/* bytes or -errno */
 int dbg_write(const char *rel, const char *text);	/* 0 or -errno */
+
+/* sysfs: the ualink/ directory of a DRM accelerator's device */
+int sysfs_read(unsigned int id, const char *attr, char *buf, size_t size);
+/* @attr reads @want, without its newline */
+void expect_sysfs(unsigned int id, const char *attr, const char *want);
 void node_write(unsigned int id, const char *file, const char *fmt, ...)
 	igt_printf_fmt(3, 4);
 void node_dump(unsigned int id);

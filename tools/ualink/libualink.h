@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR MIT */
+/*
+ * libualink: the UALink uAPI of amdgpu and of the emulated pod
+ * (include/uapi/drm/amdgpu_ualink.h) for programs, and what sysfs says of a
+ * device's UALink. Every function returns 0 (or a count) on success and a
+ * negative errno on failure; ualink_strerror() says what an errno means
+ * for UALink. A call interrupted by a signal is restarted, as libdrm's
+ * drmIoctl() does. See Documentation/gpu/amdgpu/ualink.rst.
+ */
+#ifndef LIBUALINK_H
+#define LIBUALINK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "amdgpu_ualink.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* a handle as text: 32 hex digits, the high 64 bits first, plus a NUL */
+#define UALINK_HANDLE_STRLEN	33
+
+/* INFO: our accelerator ID, virtual pod and state */
+int ualink_info(int fd, struct drm_amdgpu_ualink_info *info);
+/* the UALink handle of GEM handle @gem of @fd */
+int ualink_export(int fd, uint32_t gem, struct drm_amdgpu_ualink_handle *handle);
+/* import @handle as a dma-buf; *@dmabuf gets its fd */
+int ualink_import(int fd, struct drm_amdgpu_ualink_handle handle, uint32_t flags,
+		  int *dmabuf);
+/*
+ * import @count handles in one call (about one round trip); each entry's
+ * gem_handle, fd and error, zero going in, are filled in; returns 0 when
+ * the call as a whole worked (entries may still have failed: see their
+ * error)
+ */
+int ualink_import_batch(int fd, struct drm_amdgpu_ualink_batch_entry *entries,
+			uint32_t count, uint32_t flags);
+
+/* what @err (positive or negative) means for a UALink call */
+const char *ualink_strerror(int err);
+
+void ualink_handle_format(struct drm_amdgpu_ualink_handle h,
+			  char buf[UALINK_HANDLE_STRLEN]);
+int ualink_handle_parse(const char *text, struct drm_amdgpu_ualink_handle *h);
+/* the accelerator that exported @h */
+unsigned int ualink_handle_accel(struct drm_amdgpu_ualink_handle h);
+
+/*
+ * the value of @attr in the ualink/ sysfs directory of @fd's device,
+ * without its newline; -ENOENT when the device has no UALink or no such
+ * attribute
+ */
+int ualink_sysfs_read(int fd, const char *attr, char *buf, size_t size);
+/* accel_state reads "ready": exports and imports work now */
+bool ualink_ready(int fd);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBUALINK_H */

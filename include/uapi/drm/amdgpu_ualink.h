@@ -214,7 +214,8 @@ struct drm_amdgpu_ualink_import_batch {
  * - ``EDQUOT``: an import or batch would take the calling file past its
  *   quota of imports in flight (``file_import_quota`` of amdgpu_ualink.ko,
  *   1,024 by default: other threads of the file are importing); nothing
- *   was sent, retry once they are done. Not ``EAGAIN``, which libdrm's
+ *   was sent, retry once they are done. An import of a handle the device
+ *   holds granted already sends nothing and is never refused so. Not ``EAGAIN``, which libdrm's
  *   drmIoctl() retries at once, in a loop, nor ``ENOSPC``, which says the
  *   exporter's window is full
  *

@@ -239,7 +239,11 @@ struct amdgpu_ualink_import {
 	u64 npa;
 	/** @size: its size */
 	u64 size;
-	/** @state: &enum amdgpu_ualink_import_state, under the device lock */
+	/**
+	 * @state: &enum amdgpu_ualink_import_state, written under the
+	 * device lock; read without it (READ_ONCE) by the lookup of a live
+	 * import, which finds it under RCU
+	 */
 	enum amdgpu_ualink_import_state state;
 	/** @obj: the driver's buffer for it, see amdgpu_ualink_import_set_obj() */
 	void *obj;
@@ -257,6 +261,7 @@ struct amdgpu_ualink_import {
 	struct amdgpu_ualink_req release_req;
 	struct work_struct release;
 	struct work_struct kill;
+	struct rcu_head rcu;
 };
 
 /**
@@ -309,6 +314,8 @@ unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_import_print(struct amdgpu_ualink_dev *dev,
 				struct drm_printer *p);
 
+struct amdgpu_ualink_import *amdgpu_ualink_import_live(struct amdgpu_ualink_dev *dev,
+						       const u64 handle[2]);
 int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
 			       const u64 handle[2],
 			       struct amdgpu_ualink_import **out);

@@ -4,6 +4,7 @@
 #include <linux/dma-fence.h>
 #include <linux/export.h>
 #include <linux/moduleparam.h>
+#include <linux/rcupdate.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
@@ -162,7 +163,7 @@ static void import_settle(struct amdgpu_ualink_dev *dev,
 	    !imp->revoked) {
 		imp->npa = rsp->npa;
 		imp->size = rsp->size;
-		imp->state = AMDGPU_UALINK_IMPORT_READY;
+		WRITE_ONCE(imp->state, AMDGPU_UALINK_IMPORT_READY);
 		trace_amdgpu_ualink_import_ready(dev->id, import_exporter(imp),
 						 imp->handle[0], imp->npa,
 						 imp->size, 0);
@@ -171,7 +172,7 @@ static void import_settle(struct amdgpu_ualink_dev *dev,
 	/* a revocation that overtook the grant: the export is gone */
 	imp->error = imp->revoked ? -ENOENT :
 		     imp->req.status ?: fail_errno(rsp->reason);
-	imp->state = AMDGPU_UALINK_IMPORT_FAILED;
+	WRITE_ONCE(imp->state, AMDGPU_UALINK_IMPORT_FAILED);
 	trace_amdgpu_ualink_import_failed(dev->id, import_exporter(imp),
 					  imp->handle[0], 0, 0, imp->error);
 	/*
@@ -237,7 +238,7 @@ static void import_release_work(struct work_struct *work)
 	import_settle(dev, imp);
 	release = imp->state == AMDGPU_UALINK_IMPORT_READY;
 	if (release)	/* revocations leave it alone from here on */
-		imp->state = AMDGPU_UALINK_IMPORT_RELEASING;
+		WRITE_ONCE(imp->state, AMDGPU_UALINK_IMPORT_RELEASING);
 	unsure = imp->state == AMDGPU_UALINK_IMPORT_FAILED && imp->unsure;
 	mutex_unlock(&dev->lock);
 
@@ -250,7 +251,7 @@ static void import_release_work(struct work_struct *work)
 	import_unlist(dev, imp);
 	dev->num_imports--;
 	mutex_unlock(&dev->lock);
-	kfree(imp);
+	kfree_rcu(imp, rcu);	/* import_find_ready() may be looking at it */
 }
 
 /* The last reference went on the device's workqueue: release now. */
@@ -351,6 +352,48 @@ static struct amdgpu_ualink_import *import_new(struct amdgpu_ualink_dev *dev,
 	return imp;
 }
 
+/*
+ * The import of @handle if it is READY, with a reference: no lock taken,
+ * so that importing a live handle again costs a lookup, as PRIME's
+ * re-export of a buffer does. NULL sends the caller the locked way.
+ */
+static struct amdgpu_ualink_import *import_find_ready(struct amdgpu_ualink_dev *dev,
+						      const u64 handle[2])
+{
+	struct amdgpu_ualink_import *imp;
+
+	if (!handle[0] && !handle[1])
+		return NULL;
+	rcu_read_lock();
+	imp = rhashtable_lookup(&dev->imports, handle, import_params);
+	if (imp && (READ_ONCE(imp->state) != AMDGPU_UALINK_IMPORT_READY ||
+		    !kref_get_unless_zero(&imp->ref)))
+		imp = NULL;
+	rcu_read_unlock();
+	return imp;
+}
+
+/**
+ * amdgpu_ualink_import_live - the import of a handle, if it is granted
+ * @dev: the importing device
+ * @handle: the handle
+ *
+ * The lookup a repeated import needs, and no more: no request, no lock.
+ *
+ * Returns: the READY import of @handle with a reference, or NULL (no
+ * import of it, one not granted yet or dying, or an exporter that is not
+ * a member of our virtual pod): amdgpu_ualink_import_get() then says why.
+ */
+struct amdgpu_ualink_import *amdgpu_ualink_import_live(struct amdgpu_ualink_dev *dev,
+						       const u64 handle[2])
+{
+	u16 exporter = handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+
+	if (exporter == dev->id || !dev->ops->member(dev->priv, exporter))
+		return NULL;
+	return import_find_ready(dev, handle);
+}
+
 /**
  * amdgpu_ualink_import_start - start importing the memory behind a handle
  * @dev: the importing device
@@ -380,6 +423,11 @@ int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
 		return AMDGPU_UALINK_IMPORT_LOCAL;
 	if (!dev->ops->member(dev->priv, exporter))
 		return -EACCES;
+	imp = import_find_ready(dev, handle);
+	if (imp) {
+		*out = imp;
+		return 0;
+	}
 
 again:
 	mutex_lock(&dev->lock);
@@ -448,6 +496,9 @@ int amdgpu_ualink_import_finish(struct amdgpu_ualink_import *imp)
 	struct amdgpu_ualink_dev *dev = imp->dev;
 	int ret;
 
+	/* settled and granted: nothing to wait for or take */
+	if (READ_ONCE(imp->state) == AMDGPU_UALINK_IMPORT_READY)
+		return 0;
 	if (wait_for_completion_interruptible(&imp->req.done)) {
 		amdgpu_ualink_import_put(imp);
 		return -ERESTARTSYS;
@@ -512,7 +563,7 @@ static bool import_kill(struct amdgpu_ualink_dev *dev,
 	if (imp->state != AMDGPU_UALINK_IMPORT_READY ||
 	    !kref_get_unless_zero(&imp->ref))
 		return false;
-	imp->state = AMDGPU_UALINK_IMPORT_DEAD;
+	WRITE_ONCE(imp->state, AMDGPU_UALINK_IMPORT_DEAD);
 	imp->error = error;
 	trace_amdgpu_ualink_import_dead(dev->id, import_exporter(imp),
 					imp->handle[0], imp->npa, imp->size,

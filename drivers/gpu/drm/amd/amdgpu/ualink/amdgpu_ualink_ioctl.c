@@ -30,7 +30,9 @@
  * default: one batch of the largest size), counted from the start of an
  * import or batch ioctl to its return, a batch's entries all together; an
  * ioctl that would go past it fails with -EDQUOT before it sends anything.
- * Other files of the device are not affected. What an import allocates
+ * An import of a handle the device holds granted already (a lookup, under
+ * RCU) sends nothing and takes no quota. Other files of the device are not
+ * affected. What an import allocates
  * for the caller is charged to its memory cgroup (``__GFP_ACCOUNT``); the
  * imports a file holds are GEM handles and fds like any other, bounded by
  * those limits.
@@ -146,15 +148,19 @@ static int do_import(struct amdgpu_ualink_dev *udev,
 		     struct drm_file *file, struct drm_amdgpu_ualink_import *i)
 {
 	const u64 handle[2] = { i->handle.lo, i->handle.hi };
-	struct amdgpu_ualink_import *imp = NULL;
+	struct amdgpu_ualink_import *imp;
 	void *local = NULL;
-	int ret;
+	int ret = 0;
 
-	ret = quota_take(udev, file, 1);
-	if (ret)
-		return ret;
-	ret = amdgpu_ualink_import_get(udev, handle, &imp);
-	quota_give(udev, file, 1);
+	/* a granted import again: nothing goes in flight */
+	imp = amdgpu_ualink_import_live(udev, handle);
+	if (!imp) {
+		ret = quota_take(udev, file, 1);
+		if (ret)
+			return ret;
+		ret = amdgpu_ualink_import_get(udev, handle, &imp);
+		quota_give(udev, file, 1);
+	}
 	if (ret == AMDGPU_UALINK_IMPORT_LOCAL) {
 		local = amdgpu_ualink_export_lookup(udev, handle);
 		if (!local)

@@ -2,6 +2,7 @@
 
 #include <linux/export.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
 #include <linux/random.h>
@@ -334,7 +335,8 @@ void amdgpu_ualink_tx_queue(struct amdgpu_ualink_peer *peer,
 void amdgpu_ualink_tx_reply(struct amdgpu_ualink_peer *peer, const u8 *wire,
 			    u8 type)
 {
-	struct amdgpu_ualink_tx *tx;
+	struct amdgpu_ualink_tx *tx, now = { .type = type };
+	bool tried = list_empty(&peer->txq);
 
 	lockdep_assert_held(&peer->lock);
 
@@ -342,16 +344,31 @@ void amdgpu_ualink_tx_reply(struct amdgpu_ualink_peer *peer, const u8 *wire,
 		peer->stats.replies_lost++;
 		return;
 	}
-	tx = kzalloc(sizeof(*tx), GFP_KERNEL);
+	/*
+	 * Nothing waits before it: straight into the ring from here. Only an
+	 * answer that has to wait for room is copied for the queue.
+	 */
+	memcpy(now.wire, wire, sizeof(now.wire));
+	if (tried) {
+		amdgpu_ualink_tx_queue(peer, &now);
+		if (list_empty(&now.link))	/* written, dropped or held */
+			return;
+		list_del_init(&now.link);
+	}
+	tx = kmemdup(&now, sizeof(now), GFP_KERNEL);
 	if (!tx) {
 		peer->stats.replies_lost++;
 		return;
 	}
 	tx->owned = true;
 	peer->owned++;
-	tx->type = type;
-	memcpy(tx->wire, wire, sizeof(tx->wire));
-	amdgpu_ualink_tx_queue(peer, tx);
+	if (!tried) {
+		amdgpu_ualink_tx_queue(peer, tx);
+		return;
+	}
+	/* back in its place (the queue was empty), any fault decided */
+	list_add_tail(&tx->link, &peer->txq);
+	amdgpu_ualink_tick_arm(peer->mbox);
 }
 
 /**
@@ -511,9 +528,15 @@ static void rx_entry(struct amdgpu_ualink_peer *peer, const u8 *entry)
 		/* callbacks run unlocked; the worker keeps them in order */
 		mutex_unlock(&peer->lock);
 		amdgpu_ualink_peer_notify(peer, event);
-		if (ret && mbox->handlers && mbox->handlers->request)
+		if (ret && mbox->handlers && mbox->handlers->request) {
+			u64 start = ktime_get_ns();
+
 			mbox->handlers->request(mbox->handlers_priv, peer->id,
 						&msg, &rsp);
+			WRITE_ONCE(mbox->work.requests, mbox->work.requests + 1);
+			WRITE_ONCE(mbox->work.request_ns, mbox->work.request_ns +
+				   ktime_get_ns() - start);
+		}
 		mutex_lock(&peer->lock);
 		if (ret)
 			amdgpu_ualink_conn_answer(peer, &msg, &rsp);
@@ -572,10 +595,23 @@ static void rx_work(struct work_struct *work)
 {
 	struct amdgpu_ualink_mbox *mbox =
 		container_of(work, struct amdgpu_ualink_mbox, rx_work);
+	struct amdgpu_ualink_mbox_work_stats *st = &mbox->work;
+	u64 start = ktime_get_ns(), bell_at;
 	struct amdgpu_ualink_peer *peer;
 	unsigned int n = 0;
 	unsigned long id;
 
+	spin_lock_irq(&mbox->bell_lock);
+	bell_at = mbox->bell_at;
+	mbox->bell_at = 0;
+	spin_unlock_irq(&mbox->bell_lock);
+	WRITE_ONCE(st->runs, st->runs + 1);
+	if (bell_at && start > bell_at) {
+		WRITE_ONCE(st->woken, st->woken + 1);
+		WRITE_ONCE(st->wake_ns, st->wake_ns + start - bell_at);
+		if (start - bell_at > st->wake_max_ns)
+			WRITE_ONCE(st->wake_max_ns, start - bell_at);
+	}
 	worker_begin();
 	for_each_set_bit(id, mbox->bells, AMDGPU_UALINK_MAX_ACCELS) {
 		clear_bit(id, mbox->bells);
@@ -597,6 +633,7 @@ static void rx_work(struct work_struct *work)
 	if (!bitmap_empty(mbox->bells, AMDGPU_UALINK_MAX_ACCELS))
 		queue_work(mbox->wq, &mbox->rx_work);
 	worker_end();
+	WRITE_ONCE(st->busy_ns, st->busy_ns + ktime_get_ns() - start);
 }
 
 /**
@@ -618,8 +655,9 @@ void amdgpu_ualink_mbox_doorbell(struct amdgpu_ualink_mbox *mbox, u16 peer)
 		return;
 	set_bit(peer, mbox->bells);
 	spin_lock_irqsave(&mbox->bell_lock, flags);
-	if (!mbox->dead)
-		queue_work(mbox->wq, &mbox->rx_work);
+	if (!mbox->dead && queue_work(mbox->wq, &mbox->rx_work) &&
+	    !mbox->bell_at)
+		mbox->bell_at = ktime_get_ns();
 	spin_unlock_irqrestore(&mbox->bell_lock, flags);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_doorbell);
@@ -744,7 +782,12 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 	mbox = kzalloc(sizeof(*mbox), GFP_KERNEL);
 	if (!mbox)
 		return ERR_PTR(-ENOMEM);
-	mbox->wq = alloc_ordered_workqueue("amdgpu_ualink_mbox%u", 0, self);
+	/*
+	 * High priority: a message waits for the worker only as long as the
+	 * scheduler makes it, not behind the caller that sent it.
+	 */
+	mbox->wq = alloc_ordered_workqueue("amdgpu_ualink_mbox%u", WQ_HIGHPRI,
+					   self);
 	if (!mbox->wq) {
 		kfree(mbox);
 		return ERR_PTR(-ENOMEM);
@@ -937,6 +980,29 @@ void amdgpu_ualink_mbox_stats(struct amdgpu_ualink_mbox *mbox, int peer,
 	}
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_stats);
+
+/**
+ * amdgpu_ualink_mbox_work_stats - what the node's worker spent
+ * @mbox: the node
+ * @stats: where to put it
+ *
+ * Read without a lock: each figure is exact, together they may be a run
+ * apart.
+ */
+void amdgpu_ualink_mbox_work_stats(struct amdgpu_ualink_mbox *mbox,
+				   struct amdgpu_ualink_mbox_work_stats *stats)
+{
+	const struct amdgpu_ualink_mbox_work_stats *st = &mbox->work;
+
+	stats->runs = READ_ONCE(st->runs);
+	stats->woken = READ_ONCE(st->woken);
+	stats->wake_ns = READ_ONCE(st->wake_ns);
+	stats->wake_max_ns = READ_ONCE(st->wake_max_ns);
+	stats->busy_ns = READ_ONCE(st->busy_ns);
+	stats->requests = READ_ONCE(st->requests);
+	stats->request_ns = READ_ONCE(st->request_ns);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_work_stats);
 
 /**
  * amdgpu_ualink_mbox_peers - number of peers with state

@@ -31,14 +31,16 @@ struct drm_printer;
  * Each sender has one ring of %AMDGPU_UALINK_RING_ENTRIES entries at each
  * receiver. Indices are free-running u32 counts; the slot of index i is
  * i % %AMDGPU_UALINK_RING_ENTRIES. The sender owns the producer index, the
- * receiver the consumer index; each publishes its own to the other side and
- * then rings the other side's doorbell, which makes the backend call
- * amdgpu_ualink_mbox_doorbell() on the other node. All ops are called in
- * process context with a peer's lock held and may sleep, but not allocate
- * memory or wait for GPU work when the mailbox may be quiesced from a GPU
- * reset (amdgpu_ualink_mbox_quiesce() waits for the call in progress
- * inside the reset's dma-fence signalling section): amdgpu's transport is
- * registers. The emulated pod's allocates a ring on its first post; it
+ * receiver the consumer index; each publishes its own to the other side.
+ * A new producer index rings the receiver's doorbell, which makes the
+ * backend call amdgpu_ualink_mbox_doorbell() on it; a new consumer index
+ * needs to ring the sender's only once @peer_tail found the ring full (the
+ * sender waits for room; its timer retries the queue anyway). All ops are
+ * called in process context with a peer's lock held and may sleep, but not
+ * allocate memory or wait for GPU work when the mailbox may be quiesced
+ * from a GPU reset (amdgpu_ualink_mbox_quiesce() waits for the call in
+ * progress inside the reset's dma-fence signalling section): amdgpu's
+ * transport is registers. The emulated pod's allocates a ring on its first post; it
  * has no GPU reset.
  */
 struct amdgpu_ualink_mbox_ops {
@@ -53,7 +55,11 @@ struct amdgpu_ualink_mbox_ops {
 	 * to @peer, after the entries posted before it, and ring its doorbell.
 	 */
 	void (*publish)(void *priv, u16 peer, u32 head);
-	/** @peer_tail: the consumer index @peer last returned for our ring */
+	/**
+	 * @peer_tail: the consumer index @peer last returned for our ring;
+	 * asked when the ring looks full, so the backend may take it as a
+	 * request for a doorbell at the next consumer index
+	 */
 	u32 (*peer_tail)(void *priv, u16 peer);
 	/** @rx_head: the producer index @sender published for its ring here */
 	u32 (*rx_head)(void *priv, u16 sender);
@@ -61,7 +67,7 @@ struct amdgpu_ualink_mbox_ops {
 	void (*rx_read)(void *priv, u16 sender, unsigned int slot, void *entry);
 	/**
 	 * @rx_ack: return consumer index @tail of @sender's ring here to
-	 * @sender and ring its doorbell.
+	 * @sender, and ring its doorbell if it waits for room (or always).
 	 */
 	void (*rx_ack)(void *priv, u16 sender, u32 tail);
 };
@@ -155,6 +161,31 @@ struct amdgpu_ualink_mbox_stats {
 	u64 ring_full;
 	/** @replies_lost: answers not sent: too many queued, or no memory */
 	u64 replies_lost;
+};
+
+/**
+ * struct amdgpu_ualink_mbox_work_stats - what a node's worker spent
+ *
+ * For benchmarks (``make bench`` reads them from the emulated pod's
+ * debugfs): how often the receive work ran, how long after the doorbell
+ * that queued it, and how long the request handler (an exporter answering
+ * NPA_REQ, say) took.
+ */
+struct amdgpu_ualink_mbox_work_stats {
+	/** @runs: executions of the receive work */
+	u64 runs;
+	/** @woken: those a doorbell queued (not a requeue of the work itself) */
+	u64 woken;
+	/** @wake_ns: sum over @woken of doorbell -> start of the work */
+	u64 wake_ns;
+	/** @wake_max_ns: the longest of them */
+	u64 wake_max_ns;
+	/** @busy_ns: time spent in the receive work */
+	u64 busy_ns;
+	/** @requests: requests handed to the node's request handler */
+	u64 requests;
+	/** @request_ns: time spent in that handler */
+	u64 request_ns;
 };
 
 /**
@@ -260,6 +291,8 @@ int amdgpu_ualink_mbox_peer_state(struct amdgpu_ualink_mbox *mbox, u16 peer,
 				  u64 *generation);
 void amdgpu_ualink_mbox_stats(struct amdgpu_ualink_mbox *mbox, int peer,
 			      struct amdgpu_ualink_mbox_stats *stats);
+void amdgpu_ualink_mbox_work_stats(struct amdgpu_ualink_mbox *mbox,
+				   struct amdgpu_ualink_mbox_work_stats *stats);
 unsigned int amdgpu_ualink_mbox_peers(struct amdgpu_ualink_mbox *mbox);
 size_t amdgpu_ualink_mbox_peer_bytes(struct amdgpu_ualink_mbox *mbox,
 				     u16 peer);

@@ -108,6 +108,10 @@ struct amdgpu_ualink_mbox {
 	bool dead;
 	/* protects dead against doorbells; taken from any context */
 	spinlock_t bell_lock;
+	/* ktime of the doorbell that queued the receive work, under bell_lock */
+	u64 bell_at;
+	/* written by the receive work only, read with READ_ONCE */
+	struct amdgpu_ualink_mbox_work_stats work;
 
 	/* u16 ID -> struct amdgpu_ualink_peer; entries live until destroy */
 	struct xarray peers;

@@ -52,7 +52,8 @@
  * Unmapping clears the entries at once but only detaches the tables that
  * became empty: remote TLBs may still cache the range and walkers may still
  * read those tables until the caller's shootdown completes, after which
- * amdgpu_ualink_pt_unmap_done() frees them.
+ * amdgpu_ualink_pt_unmap_done() frees them, or keeps a few for the next
+ * map (amdgpu_ualink_pt_keep_spares()).
  *
  * Locking: &amdgpu_ualink_pt.lock serialises map, unmap, unmap_done and
  * translate of one manager, so callers may map and unmap disjoint ranges
@@ -77,13 +78,14 @@ static_assert(12 + 9 * PT_LAST + 2 == AMDGPU_UALINK_NPA_WINDOW_SHIFT);
  * @level: 0 (root) to %PT_LAST
  * @used: entries of @table that are not zero
  * @children: for directory levels, the node each directory entry points to
+ *	(a page of its own: with the header it would take an 8 KiB slab)
  */
 struct amdgpu_ualink_pt_node {
 	struct amdgpu_ualink_pt_table table;
 	struct list_head link;
 	unsigned int level;
 	unsigned int used;
-	struct amdgpu_ualink_pt_node *children[];
+	struct amdgpu_ualink_pt_node **children;
 };
 
 /* The state of one map call, passed down the levels. */
@@ -114,14 +116,30 @@ static struct amdgpu_ualink_pt_node *pt_node_alloc(struct amdgpu_ualink_pt *pt,
 	int ret;
 
 	lockdep_assert_held(&pt->lock);
-	node = kzalloc(struct_size(node, children,
-				   level < PT_LAST ? PT_ENTRIES : 0),
-		       GFP_KERNEL);
+	/* an empty table of an earlier mapping: all zero, no child */
+	node = list_first_entry_or_null(&pt->spare[level],
+					struct amdgpu_ualink_pt_node, link);
+	if (node) {
+		list_del_init(&node->link);
+		pt->spares--;
+		pt->tables++;
+		return node;
+	}
+	node = kzalloc(sizeof(*node), GFP_KERNEL);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
+	if (level < PT_LAST) {
+		node->children = kcalloc(PT_ENTRIES, sizeof(*node->children),
+					 GFP_KERNEL);
+		if (!node->children) {
+			kfree(node);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 
 	ret = pt->ops->alloc_table(pt->priv, level, &node->table);
 	if (ret) {
+		kfree(node->children);
 		kfree(node);
 		return ERR_PTR(ret);
 	}
@@ -131,13 +149,22 @@ static struct amdgpu_ualink_pt_node *pt_node_alloc(struct amdgpu_ualink_pt *pt,
 	return node;
 }
 
+/* Free a table, or keep it for reuse: it is empty (@used 0, no child). */
 static void pt_node_free(struct amdgpu_ualink_pt *pt,
 			 struct amdgpu_ualink_pt_node *node)
 {
 	lockdep_assert_held(&pt->lock);
-	pt->ops->free_table(pt->priv, node->level, &node->table);
-	kfree(node);
 	pt->tables--;
+	if (pt->spares < pt->max_spares && pt->ops->recycle && node->level &&
+	    !WARN_ON(node->used)) {
+		pt->ops->recycle(pt->priv, node->level, &node->table);
+		list_add(&node->link, &pt->spare[node->level]);
+		pt->spares++;
+		return;
+	}
+	pt->ops->free_table(pt->priv, node->level, &node->table);
+	kfree(node->children);
+	kfree(node);
 }
 
 static void pt_free_list(struct amdgpu_ualink_pt *pt, struct list_head *list)
@@ -201,6 +228,29 @@ static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 	lockdep_assert_held(&pt->lock);
 	last = first + min_t(u64, PT_ENTRIES - first,
 			     (m->end - m->offset) / PT_PAGE);
+	/*
+	 * An empty table (a new one, most of the time) has nothing to
+	 * collide with: write each chunk's run of entries without looking.
+	 */
+	while (!node->used && i < last) {
+		unsigned int n, k;
+
+		if (unlikely(!left)) {
+			cur->addr = addr;
+			cur->size = 0;
+			ret = pt_cursor_next(cur);
+			if (ret)
+				goto out;
+			addr = cur->addr;
+			left = cur->size;
+		}
+		n = min_t(u64, last - i, left / PT_PAGE);
+		for (k = 0; k < n; k++)
+			cpu[i + k] = ((addr + (u64)k * PT_PAGE) & mask) | leaf;
+		i += n;
+		addr += (u64)n * PT_PAGE;
+		left -= (u64)n * PT_PAGE;
+	}
 	for (; i < last; i++) {
 		if (unlikely(cpu[i])) {
 			ret = -EEXIST;
@@ -219,6 +269,7 @@ static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 		addr += PT_PAGE;
 		left -= PT_PAGE;
 	}
+out:
 	cur->addr = addr;
 	cur->size = left;
 	m->offset += (u64)(i - first) * PT_PAGE;
@@ -401,6 +452,7 @@ int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
 			  void *priv)
 {
 	struct amdgpu_ualink_pt_node *root;
+	unsigned int level;
 
 	if (!fmt->valid)
 		return -EINVAL;
@@ -409,6 +461,10 @@ int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
 	pt->fmt = fmt;
 	pt->priv = priv;
 	pt->tables = 0;
+	for (level = 0; level < AMDGPU_UALINK_PT_LEVELS; level++)
+		INIT_LIST_HEAD(&pt->spare[level]);
+	pt->spares = 0;
+	pt->max_spares = 0;
 	mutex_init(&pt->lock);
 
 	mutex_lock(&pt->lock);
@@ -443,9 +499,46 @@ void amdgpu_ualink_pt_fini(struct amdgpu_ualink_pt *pt)
 	pt->root = NULL;
 	WARN_ON(pt->tables);
 	mutex_unlock(&pt->lock);
+	amdgpu_ualink_pt_keep_spares(pt, 0);
 	mutex_destroy(&pt->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_pt_fini);
+
+/**
+ * amdgpu_ualink_pt_keep_spares - reuse empty tables instead of freeing them
+ * @pt: the manager
+ * @max: at most this many tables (of all levels but the root) are kept; 0
+ *	 frees those kept and keeps none, as after amdgpu_ualink_pt_init()
+ *
+ * An export whose importers all left is unmapped, and mapped again by the
+ * next grant: with a few spares, that costs no allocation and no zeroing.
+ * A table becomes a spare only once amdgpu_ualink_pt_unmap_done() would
+ * free it (after the shootdown), with every entry zero in both copies, so
+ * a spare is as safe to hand out as a new table.
+ */
+void amdgpu_ualink_pt_keep_spares(struct amdgpu_ualink_pt *pt, unsigned int max)
+{
+	struct amdgpu_ualink_pt_node *node, *tmp;
+	LIST_HEAD(gone);
+	unsigned int level;
+
+	mutex_lock(&pt->lock);
+	pt->max_spares = max;
+	for (level = 1; level < AMDGPU_UALINK_PT_LEVELS; level++)
+		list_for_each_entry_safe(node, tmp, &pt->spare[level], link) {
+			if (pt->spares <= max)
+				break;
+			list_move(&node->link, &gone);
+			pt->spares--;
+		}
+	list_for_each_entry_safe(node, tmp, &gone, link) {
+		pt->ops->free_table(pt->priv, node->level, &node->table);
+		kfree(node->children);
+		kfree(node);
+	}
+	mutex_unlock(&pt->lock);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_pt_keep_spares);
 
 static void pt_restore(struct amdgpu_ualink_pt *pt,
 		       struct amdgpu_ualink_pt_node *node)

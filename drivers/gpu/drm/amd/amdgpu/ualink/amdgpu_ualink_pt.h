@@ -70,6 +70,14 @@ struct amdgpu_ualink_pt_ops {
 	void (*free_table)(void *priv, unsigned int level,
 			   struct amdgpu_ualink_pt_table *table);
 	/**
+	 * @recycle: optional; an empty table is kept for reuse where
+	 * @free_table would have freed it: wait as @free_table would until
+	 * no walker can still be reading it. Without it, no table is kept
+	 * (amdgpu_ualink_pt_keep_spares())
+	 */
+	void (*recycle)(void *priv, unsigned int level,
+			struct amdgpu_ualink_pt_table *table);
+	/**
 	 * @commit: optional; entries @first to @first + @count - 1 of @table
 	 * were written through &amdgpu_ualink_pt_table.cpu and must reach
 	 * the hardware's copy
@@ -97,6 +105,16 @@ struct amdgpu_ualink_pt {
 	struct amdgpu_ualink_pt_node *root;
 	/** @tables: tables allocated and not yet freed, pending ones included */
 	unsigned long tables;
+	/**
+	 * @spare: per level, empty tables kept for the next map instead of
+	 * freed (all entries zero, in the hardware's copy too), under @lock;
+	 * not counted in @tables
+	 */
+	struct list_head spare[AMDGPU_UALINK_PT_LEVELS];
+	/** @spares: tables in @spare, under @lock */
+	unsigned int spares;
+	/** @max_spares: see amdgpu_ualink_pt_keep_spares(), under @lock */
+	unsigned int max_spares;
 };
 
 /**
@@ -143,6 +161,8 @@ int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
 			  const struct amdgpu_ualink_pte_format *fmt,
 			  void *priv);
 void amdgpu_ualink_pt_fini(struct amdgpu_ualink_pt *pt);
+void amdgpu_ualink_pt_keep_spares(struct amdgpu_ualink_pt *pt,
+				  unsigned int max);
 void amdgpu_ualink_pt_restore(struct amdgpu_ualink_pt *pt);
 int amdgpu_ualink_pt_map(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,
 			 struct amdgpu_ualink_pt_cursor *cur);

@@ -61,6 +61,11 @@ struct amdgpu_ualink_vpod_ring {
 	u32 head;
 	/** @tail: consumer index, written by the receiver */
 	u32 tail;
+	/**
+	 * @waiting: set by the sender when it found the ring full; the
+	 * receiver rings the sender's doorbell for a new @tail only then
+	 */
+	u32 waiting;
 	/** @slot: the entries */
 	u8 slot[AMDGPU_UALINK_RING_ENTRIES][AMDGPU_UALINK_MSG_SIZE];
 };
@@ -73,6 +78,12 @@ struct amdgpu_ualink_vpod_node {
 	u16 id;
 	/** @vpod: the virtual pod it belongs to, under the fabric's lock */
 	u32 vpod;
+	/**
+	 * @vpod_size: accelerators in @vpod, under the fabric's lock: kept
+	 * up to date by a move, so that INFO (which every ioctl asks) costs
+	 * the same in a pod of 1,024 as in a pod of 2
+	 */
+	u32 vpod_size;
 	/** @state: &enum amdgpu_ualink_vpod_state, under the fabric's lock */
 	int state;
 	/** @udev: the core's state of the accelerator */

@@ -34,7 +34,12 @@
  *	``fabric_faults``, the accesses to its window the fabric refused so
  *	far; ``revoke_timeouts``, revoked imports released while GPU work on
  *	them still ran (after ``revoke_timeout_ms``); ``release_timeouts``,
- *	ended exports whose importers did not all release in time
+ *	ended exports whose importers did not all release in time; then
+ *	the mailbox worker's figures for ``make bench`` (&struct
+ *	amdgpu_ualink_mbox_work_stats, ``mbox_`` and its member names):
+ *	``mbox_runs``, ``mbox_woken``, ``mbox_wake_ns``,
+ *	``mbox_wake_max_ns``, ``mbox_busy_ns``, ``mbox_requests`` and
+ *	``mbox_request_ns``
  * ``node<id>/npa``
  *	write ``<npa> <bytes>`` (up to 4096) to read that many bytes at that
  *	NPA through the fabric as this accelerator, with no import involved:
@@ -107,10 +112,12 @@ DEFINE_SHOW_ATTRIBUTE(handles);
 static int counts_show(struct seq_file *m, void *data)
 {
 	struct amdgpu_ualink_vpod_node *node = m->private;
+	struct amdgpu_ualink_mbox_work_stats w;
 	struct amdgpu_ualink_dev_counts c;
 	unsigned long tables;
 
 	amdgpu_ualink_dev_counts(&node->udev, &c);
+	amdgpu_ualink_mbox_work_stats(node->udev.mbox, &w);
 	mutex_lock(&node->pt.lock);
 	tables = node->pt.tables - 1;	/* not the root */
 	mutex_unlock(&node->pt.lock);
@@ -122,6 +129,13 @@ static int counts_show(struct seq_file *m, void *data)
 	seq_printf(m, "revoke_timeouts %d\nrelease_timeouts %d\n",
 		   atomic_read(&node->udev.revoke_timeouts),
 		   atomic_read(&node->udev.release_timeouts));
+	/* figures for benchmarks: they only grow */
+	seq_printf(m, "mbox_runs %llu\nmbox_woken %llu\nmbox_wake_ns %llu\n",
+		   w.runs, w.woken, w.wake_ns);
+	seq_printf(m, "mbox_wake_max_ns %llu\nmbox_busy_ns %llu\n",
+		   w.wake_max_ns, w.busy_ns);
+	seq_printf(m, "mbox_requests %llu\nmbox_request_ns %llu\n",
+		   w.requests, w.request_ns);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counts);

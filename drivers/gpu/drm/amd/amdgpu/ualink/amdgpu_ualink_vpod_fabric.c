@@ -22,10 +22,13 @@
  * - **Fabric and rings.** Each sender's message ring at a receiver stands
  *   for the 4 KiB the receiver's NPA window reserves for it
  *   (amdgpu_ualink_npa_ring()) and is allocated by the sender's first
- *   message; producer and consumer indices sit beside it. Publishing an
- *   index rings the other side's doorbell, which raises its "interrupt":
- *   amdgpu_ualink_mbox_doorbell(), which only marks the sender and kicks
- *   the node's worker, as an interrupt handler would.
+ *   message; producer and consumer indices sit beside it. Publishing a
+ *   producer index rings the receiver's doorbell, which raises its
+ *   "interrupt": amdgpu_ualink_mbox_doorbell(), which only marks the
+ *   sender and kicks the node's worker, as an interrupt handler would. A
+ *   consumer index rings the sender's doorbell only when the sender
+ *   found the ring full and flagged that it waits for room (its timer
+ *   retries the queue in any case).
  * - **NPA page tables** live in kernel pages; entries hold physical
  *   addresses of tables and offsets in the owner's device memory, in the
  *   vpod's entry format.
@@ -149,8 +152,17 @@ static u32 vpod_peer_tail(void *priv, u16 peer)
 	struct amdgpu_ualink_vpod_node *node = priv;
 	struct amdgpu_ualink_vpod_ring *ring = ring_at(peer, node->id);
 
+	if (!ring)
+		return 0;
+	/*
+	 * The mailbox asks only when the ring looks full: ask for a doorbell
+	 * at the next consumer index. The barrier pairs with the one in
+	 * vpod_rx_ack(): either we see its new index or it sees our flag.
+	 */
+	WRITE_ONCE(ring->waiting, 1);
+	smp_mb();	/* the flag before reading the index */
 	/* pairs with the release in vpod_rx_ack(): the slots are free */
-	return ring ? smp_load_acquire(&ring->tail) : 0;
+	return smp_load_acquire(&ring->tail);
 }
 
 static u32 vpod_rx_head(void *priv, u16 sender)
@@ -181,7 +193,10 @@ static void vpod_rx_ack(void *priv, u16 sender, u32 tail)
 	if (!ring)
 		return;
 	smp_store_release(&ring->tail, tail);	/* after reading the slots */
-	ring_doorbell(node, sender);
+	smp_mb();	/* see vpod_peer_tail() */
+	/* a sender that does not wait for room needs no interrupt */
+	if (READ_ONCE(ring->waiting) && xchg(&ring->waiting, 0))
+		ring_doorbell(node, sender);
 }
 
 static const struct amdgpu_ualink_mbox_ops vpod_mbox_ops = {
@@ -214,13 +229,20 @@ static int vpod_alloc_table(void *priv, unsigned int level,
  * and shot down the grantee's TLB), but an accelerator that held no grant
  * may be walking through it still: wait for that walk.
  */
-static void vpod_free_table(void *priv, unsigned int level,
-			    struct amdgpu_ualink_pt_table *table)
+/* A walk that read the entry pointing to @table before it was cleared ends. */
+static void vpod_recycle_table(void *priv, unsigned int level,
+			       struct amdgpu_ualink_pt_table *table)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
 
 	spin_lock(&node->walk_lock);
 	spin_unlock(&node->walk_lock);
+}
+
+static void vpod_free_table(void *priv, unsigned int level,
+			    struct amdgpu_ualink_pt_table *table)
+{
+	vpod_recycle_table(priv, level, table);
 	__free_page(table->priv);
 }
 
@@ -228,6 +250,7 @@ static void vpod_free_table(void *priv, unsigned int level,
 static const struct amdgpu_ualink_pt_ops vpod_pt_ops = {
 	.alloc_table = vpod_alloc_table,
 	.free_table = vpod_free_table,
+	.recycle = vpod_recycle_table,
 };
 
 /*
@@ -531,9 +554,26 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
 	unsigned long flags;
 	unsigned int i;
+	u32 old;
 
 	spin_lock_irqsave(&pod->lock, flags);
-	node->vpod = vpod;
+	old = node->vpod;
+	if (old != vpod) {
+		node->vpod = vpod;
+		node->vpod_size = 1;
+	}
+	for (i = 0; old != vpod && i < pod->num_nodes; i++) {
+		struct amdgpu_ualink_vpod_node *p = pod->nodes[i];
+
+		if (p == node)
+			continue;
+		if (p->vpod == old)
+			p->vpod_size--;
+		else if (p->vpod == vpod)
+			p->vpod_size++;
+		if (p->vpod == vpod)
+			node->vpod_size++;
+	}
 	spin_unlock_irqrestore(&pod->lock, flags);
 	for (i = 0; i < pod->num_nodes; i++) {
 		amdgpu_ualink_export_revoke_nonmembers(&pod->nodes[i]->udev);
@@ -550,16 +590,12 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
 			     u32 *size)
 {
-	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
 	unsigned long flags;
-	unsigned int i;
 
-	spin_lock_irqsave(&pod->lock, flags);
+	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
 	*vpod = node->vpod;
-	*size = 0;
-	for (i = 0; i < pod->num_nodes; i++)
-		*size += pod->nodes[i]->vpod == node->vpod;
-	spin_unlock_irqrestore(&pod->lock, flags);
+	*size = node->vpod_size;
+	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
 }
 
 /**
@@ -826,6 +862,8 @@ static int node_start(struct amdgpu_ualink_vpod_node *node,
 	ret = amdgpu_ualink_pt_init(&node->pt, &vpod_pt_ops, &vpod_pte_format, node);
 	if (ret)
 		return ret;
+	/* one chain below the root: an export mapped again allocates nothing */
+	amdgpu_ualink_pt_keep_spares(&node->pt, AMDGPU_UALINK_PT_LEVELS - 1);
 	ret = amdgpu_ualink_dev_init(&node->udev, node->id, ops, node,
 				     &vpod_mbox_ops, node, &node->pt);
 	if (ret)
@@ -879,6 +917,10 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
 			goto err;
 		pod->num_nodes++;
 	}
+	for (i = 0; i < num_nodes; i++)	/* the last virtual pod may be short */
+		pod->nodes[i]->vpod_size = vpod_size ?
+			min(vpod_size, num_nodes - i / vpod_size * vpod_size) :
+			num_nodes;
 	amdgpu_ualink_vpod = pod;
 	for (started = 0; started < num_nodes; started++) {
 		struct amdgpu_ualink_vpod_node *node = pod->nodes[started];

@@ -368,8 +368,10 @@ static int quota_racer_fn(void *data)
 /*
  * A file's quota of imports in flight: with B's at 1, a second import on
  * the file whose first waits for its answer fails with -EDQUOT, sending
- * nothing; another file of B imports meanwhile; a batch larger than the
- * quota fails whole; once the first is answered the file imports again.
+ * nothing; another file of B imports meanwhile, after which the first file
+ * may import that granted handle again (nothing in flight, nothing sent);
+ * a batch larger than the quota fails whole; once the first is answered
+ * the file imports again.
  */
 static void ioctl_quota(struct kunit *test)
 {
@@ -418,6 +420,11 @@ static void ioctl_quota(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent);
 	/* another file is not affected */
 	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &hd), 0);
+	/* D's handle is granted now: f1 may import it again, sending nothing */
+	hd.u.imp.fd = 0;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), 0);
+	amdgpu_ualink_mbox_stats(tpod_mbox(pod, B), -1, &st);
+	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent + 1);
 	/* a batch above the quota, whatever else is in flight */
 	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
 			     MAP_ANONYMOUS | MAP_PRIVATE, 0);

@@ -51,6 +51,7 @@ struct tb {			/* the test backend */
 	int allocs;		/* allocations attempted */
 	int fail_at;		/* fail the allocation with this index; -1: none */
 	unsigned long committed;	/* entries passed to commit */
+	int recycled;		/* tables kept as spares */
 	u64 alloc_ns;		/* time spent allocating tables */
 	bool one_copy;		/* hardware reads the CPU copy: no commit */
 };
@@ -116,10 +117,22 @@ static void tb_commit(void *priv, struct amdgpu_ualink_pt_table *t,
 	b->committed += count;
 }
 
+/* A spare must be empty in the hardware's copy too. */
+static void tb_recycle(void *priv, unsigned int level,
+		       struct amdgpu_ualink_pt_table *t)
+{
+	struct tb_table *tt = t->priv;
+	struct tb *b = priv;
+
+	WARN_ON(memchr_inv(tt->hw, 0, PAGE_SIZE) || memchr_inv(tt->cpu, 0, PAGE_SIZE));
+	b->recycled++;
+}
+
 static const struct amdgpu_ualink_pt_ops tb_ops = {
 	.alloc_table = tb_alloc,
 	.free_table = tb_free,
 	.commit = tb_commit,
+	.recycle = tb_recycle,
 };
 
 /* Tables in memory the walker reads directly, as in the emulated pod. */
@@ -327,7 +340,7 @@ static struct decoded decode_n(struct kunit *test, struct ctx *c,
 	decode_table(&d, c->b.root, 0, 0);
 	KUNIT_EXPECT_FALSE_MSG(test, d.bad, "tables do not map what was asked");
 	KUNIT_EXPECT_EQ(test, d.bytes, total);
-	KUNIT_EXPECT_EQ(test, d.tables, c->b.live);
+	KUNIT_EXPECT_EQ(test, d.tables, c->b.live - (int)c->pt.spares);
 	return d;
 }
 
@@ -832,6 +845,49 @@ static void pt_concurrent_disjoint(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->b.live, 1);
 }
 
+/*
+ * Spares: with three kept, an unmapped chain of tables is reused whole by
+ * the next mapping (no allocation, the walker finds it right), a mapping
+ * elsewhere while none is left allocates, and keeping none frees them.
+ */
+static void pt_spares_reused(struct kunit *test)
+{
+	struct ctx *c = test->priv;
+	const struct chunk a = { SZ_1G, SZ_64K }, b = { 3ULL * SZ_1G, SZ_64K };
+	const struct expect xa = { SZ_2M, &a, 1 }, xb = { 5ULL * SZ_1G, &b, 1 };
+	const struct expect both[] = { xa, xb };
+	int allocs;
+
+	amdgpu_ualink_pt_keep_spares(&c->pt, 3);
+	KUNIT_ASSERT_EQ(test, map_chunks(c, xa.offset, &a, 1), 0);
+	KUNIT_EXPECT_EQ(test, c->b.live, 4);
+	unmap_all(test, c, xa.offset, SZ_64K);
+	/* kept, not freed, not counted as tables in use */
+	KUNIT_EXPECT_EQ(test, c->b.recycled, 3);
+	KUNIT_EXPECT_EQ(test, c->b.live, 4);
+	KUNIT_EXPECT_EQ(test, c->pt.spares, 3);
+	KUNIT_EXPECT_EQ(test, c->pt.tables, 1);
+	decode(test, c, NULL);
+
+	allocs = c->b.allocs;
+	KUNIT_ASSERT_EQ(test, map_chunks(c, xb.offset, &b, 1), 0);
+	KUNIT_EXPECT_EQ(test, c->b.allocs, allocs);
+	KUNIT_EXPECT_EQ(test, c->pt.spares, 0);
+	decode(test, c, &xb);
+	KUNIT_ASSERT_EQ(test, map_chunks(c, xa.offset, &a, 1), 0);
+	/* the 1 GiB-level table is shared: two new tables */
+	KUNIT_EXPECT_EQ(test, c->b.allocs, allocs + 2);
+	decode_n(test, c, both, 2);
+
+	unmap_all(test, c, xa.offset, SZ_64K);
+	unmap_all(test, c, xb.offset, SZ_64K);
+	KUNIT_EXPECT_EQ(test, c->pt.spares, 3);
+	KUNIT_EXPECT_EQ(test, c->b.live, 4);	/* three of five kept */
+	amdgpu_ualink_pt_keep_spares(&c->pt, 0);
+	KUNIT_EXPECT_EQ(test, c->b.live, 1);
+	KUNIT_EXPECT_EQ(test, c->pt.spares, 0);
+}
+
 /* --- benchmark: printed, never asserted --- */
 
 struct synth {			/* generated memory, no array */
@@ -984,6 +1040,7 @@ static struct kunit_case amdgpu_ualink_pt_cases[] = {
 	KUNIT_CASE(pt_overlap_rejected),
 	KUNIT_CASE(pt_unmap_rejects_partial_leaf),
 	KUNIT_CASE(pt_sg_cursor),
+	KUNIT_CASE(pt_spares_reused),
 	KUNIT_CASE(pt_concurrent_disjoint),
 	KUNIT_CASE_SLOW(pt_benchmark_1g),
 	{}

@@ -69,6 +69,7 @@ fuzz: deps
 
 # Figures, not tests: the benchmark guest (not part of check).
 bench: deps
+	@$(T)/deps.sh bench
 	@$(LOCKED) '$(PREP) && $(T)/bench.sh'
 
 # The upstream series: patches/, then our files, from the prepared tree.

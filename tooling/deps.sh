@@ -15,6 +15,8 @@ pkgs=(
 	qemu-system-x86
 	trace-cmd	# records the amdgpu_ualink trace events in the debug guest
 )
+# `deps.sh bench`: also what `make bench` alone needs
+[ "${1:-}" != bench ] || pkgs+=(gnuplot-nox)	# the benchmark's plot
 
 missing=()
 for p in "${pkgs[@]}"; do

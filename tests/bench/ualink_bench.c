@@ -1,12 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * Benchmarks of the UALink uAPI on the emulated pod (`make bench`): export,
- * first import, repeated import and a batched import of every other
- * accelerator's heap, each against a PRIME handle -> fd -> handle round trip
- * on vgem measured in the same run. Prints figures; asserts nothing about
- * them (it fails only when an operation itself fails).
+ * Benchmarks of the UALink uAPI on the emulated pod (`make bench`). Every
+ * figure is a ratio to a PRIME figure on vgem measured in the same run,
+ * printed with its goal and whether it is met; nothing is asserted (the
+ * program fails only when an operation itself fails).
+ *
+ * Figures (the letters are issue #18's):
+ *  (g) PRIME handle->fd and fd->handle apart, fresh (the buffer's first
+ *      export: a new dma-buf) and cached (the dma-buf exists: an fd
+ *      install, and a lookup of the handle the importer has);
+ *  (a) the fixed cost of the ioctl: OP_INFO alone;
+ *      export of a fresh buffer, first import, repeated import;
+ *  (b) the importing thread's CPU time per first import beside its wall
+ *      time: on an emulator whose two vCPUs run every accelerator, the
+ *      wall time also holds the exporter's work and the scheduler's;
+ *  (c) the exporter's time in its request handler per request, and the
+ *      mailbox worker's executions per import (both sides);
+ *  (d) wake-up latency: doorbell -> start of the receiving worker;
+ *  (e) a batch T(N) = a + b N, N = 1...1,023, from one exporter and from
+ *      N exporters, wall and importer CPU time;
+ *  (f) release: close -> the exporter's grants back to 0, timed alone.
+ *
+ * Files written to the current directory for the plot: lat-<figure>.dat
+ * (sorted samples, us), tn-one.dat and tn-many.dat (N, wall us, CPU us),
+ * fit.dat (the fitted lines), table.txt (the table).
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -22,7 +42,11 @@
 
 #define DBG "/sys/kernel/debug/amdgpu_ualink_vpod"
 #define N 400		/* samples of each single operation */
-#define BATCH_RUNS 15	/* samples of the batched import */
+#define BATCH_RUNS 5	/* samples of each batch size */
+#define MAX_BATCH 1023	/* every other accelerator of the pod */
+#define EXPORTER 1	/* accelerator of the single-exporter figures */
+
+static FILE *table;
 
 static void die(const char *what)
 {
@@ -30,12 +54,23 @@ static void die(const char *what)
 	exit(1);
 }
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
+}
+
+/* the calling thread's CPU time, user and system */
+static uint64_t cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -50,14 +85,55 @@ struct figure {
 	double median_us, p99_us;
 };
 
-static struct figure stats(const char *name, uint64_t *ns, int n)
+/* Sorts @ns; with @tag, writes the samples to lat-<tag>.dat. */
+static struct figure stats(const char *name, const char *tag, uint64_t *ns,
+			   int n)
 {
 	struct figure f = { .name = name };
 
 	qsort(ns, n, sizeof(*ns), cmp_u64);
 	f.median_us = ns[n / 2] / 1000.0;
 	f.p99_us = ns[(n * 99 + 99) / 100 - 1] / 1000.0;
+	if (tag) {
+		char path[64];
+		FILE *o;
+		int i;
+
+		snprintf(path, sizeof(path), "lat-%s.dat", tag);
+		o = fopen(path, "w");
+		if (!o)
+			die(path);
+		for (i = 0; i < n; i++)
+			fprintf(o, "%.3f %.4f\n", ns[i] / 1000.0, (i + 1.0) / n);
+		fclose(o);
+	}
 	return f;
+}
+
+/* Print to stdout and to table.txt. */
+static void out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void out(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	va_start(ap, fmt);
+	vfprintf(table, fmt, ap);
+	va_end(ap);
+}
+
+static void row(const char *name, double us, double p99, const char *anchor_name,
+		double anchor, double goal)
+{
+	double ratio = us / anchor;
+
+	out("%-40s %9.1f %9.1f  %7.2f x %-22s", name, us, p99, ratio, anchor_name);
+	if (goal > 0)
+		out("  goal <= %-4.1f %s\n", goal, ratio <= goal ? "met" : "NOT MET");
+	else
+		out("  (no goal)\n");
 }
 
 /* The @nth render node (or primary node, @card) of driver @name. */
@@ -91,9 +167,9 @@ static int open_node(const char *name, int nth, int card)
 	return -1;
 }
 
-static int open_driver(const char *name, int nth)
+static int open_accel(int nth)
 {
-	return open_node(name, nth, 0);
+	return open_node(AMDGPU_UALINK_VPOD_DRIVER_NAME, nth, 0);
 }
 
 static void ioc(int fd, unsigned long req, void *arg, const char *what)
@@ -118,34 +194,62 @@ static void gem_close(int fd, uint32_t h)
 	ioc(fd, DRM_IOCTL_GEM_CLOSE, &c, "GEM close");
 }
 
+struct prime {
+	struct figure h2fd, fd2h, round, h2fd_cached, fd2h_cached;
+};
+
 /*
- * PRIME handle -> fd -> handle on vgem, between two files of the device
- * (its primary node: dumb buffers are not created on render nodes).
+ * PRIME on vgem between two files of the device (its primary node: dumb
+ * buffers are not made on render nodes): the buffer's first export, then
+ * the same buffer again while the importer holds it.
  */
-static struct figure prime_anchor(void)
+static struct prime prime_anchor(void)
 {
+	static uint64_t h2fd[N], fd2h[N], round[N], h2fd_c[N], fd2h_c[N];
 	int a = open_node("vgem", 0, 1), b = open_node("vgem", 0, 1);
-	static uint64_t ns[N];
+	struct prime p;
 	int i;
+
 	for (i = 0; i < N; i++) {
 		struct drm_mode_create_dumb c = { .width = 1024, .height = 16, .bpp = 32 };
-		uint32_t h2;
-		uint64_t t;
+		uint64_t t0, t1, t2;
+		uint32_t h2, h3;
 		int fd;
 
 		ioc(a, DRM_IOCTL_MODE_CREATE_DUMB, &c, "vgem dumb create");
-		t = now_ns();
-		if (drmPrimeHandleToFD(a, c.handle, DRM_CLOEXEC, &fd) ||
-		    drmPrimeFDToHandle(b, fd, &h2))
-			die("PRIME round trip on vgem");
-		ns[i] = now_ns() - t;
+		t0 = now_ns();
+		if (drmPrimeHandleToFD(a, c.handle, DRM_CLOEXEC, &fd))
+			die("PRIME handle->fd");
+		t1 = now_ns();
+		if (drmPrimeFDToHandle(b, fd, &h2))
+			die("PRIME fd->handle");
+		t2 = now_ns();
+		h2fd[i] = t1 - t0;
+		fd2h[i] = t2 - t1;
+		round[i] = t2 - t0;
+		close(fd);
+		/* cached: the dma-buf lives on in @b's import */
+		t0 = now_ns();
+		if (drmPrimeHandleToFD(a, c.handle, DRM_CLOEXEC, &fd))
+			die("PRIME handle->fd again");
+		t1 = now_ns();
+		if (drmPrimeFDToHandle(b, fd, &h3) || h3 != h2)
+			die("PRIME fd->handle again");
+		t2 = now_ns();
+		h2fd_c[i] = t1 - t0;
+		fd2h_c[i] = t2 - t1;
 		close(fd);
 		gem_close(b, h2);
 		gem_close(a, c.handle);
 	}
 	close(a);
 	close(b);
-	return stats("PRIME handle->fd->handle (vgem)", ns, N);
+	p.h2fd = stats("PRIME handle->fd, fresh", "prime-h2fd", h2fd, N);
+	p.fd2h = stats("PRIME fd->handle, fresh", "prime-fd2h", fd2h, N);
+	p.round = stats("PRIME handle->fd->handle, fresh", "prime-fresh", round, N);
+	p.h2fd_cached = stats("PRIME handle->fd, cached", "prime-cached", h2fd_c, N);
+	p.fd2h_cached = stats("PRIME fd->handle, cached", NULL, fd2h_c, N);
+	return p;
 }
 
 static uint32_t vpod_create(int fd, uint64_t size)
@@ -158,50 +262,33 @@ static uint32_t vpod_create(int fd, uint64_t size)
 	return c.handle;
 }
 
-static struct drm_amdgpu_ualink_handle export(int fd, uint32_t gem, uint64_t *ns)
-{
-	struct drm_amdgpu_ualink_handle h;
-	uint64_t t;
-	int ret;
-
-	t = now_ns();
-	ret = ualink_export(fd, gem, &h);
-	if (ns)
-		*ns = now_ns() - t;
-	lib_check(ret, "export");
-	return h;
-}
-
-static int import(int fd, struct drm_amdgpu_ualink_handle h, uint64_t *ns)
-{
-	uint64_t t;
-	int ret, dmabuf;
-
-	t = now_ns();
-	ret = ualink_import(fd, h, AMDGPU_UALINK_IMPORT_CLOEXEC, &dmabuf);
-	*ns = now_ns() - t;
-	lib_check(ret, "import");
-	return dmabuf;
-}
-
-static long count(int node, const char *key)
+/* A counter of debugfs node<id>/counts. */
+static uint64_t count(int node, const char *key)
 {
 	char path[96], k[32];
-	long v, ret = -1;
+	unsigned long long v;
+	uint64_t ret = 0;
+	int found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), DBG "/node%d/counts", node);
 	f = fopen(path, "r");
 	if (!f)
 		die("debugfs counts");
-	while (fscanf(f, "%31s %ld", k, &v) == 2)
-		if (!strcmp(k, key))
+	while (fscanf(f, "%31s %llu", k, &v) == 2)
+		if (!strcmp(k, key)) {
 			ret = v;
+			found = 1;
+		}
 	fclose(f);
+	if (!found) {
+		errno = ENOENT;
+		die(key);
+	}
 	return ret;
 }
 
-static void settle(int node, const char *key, long want)
+static void settle(int node, const char *key, uint64_t want)
 {
 	int i;
 
@@ -211,107 +298,318 @@ static void settle(int node, const char *key, long want)
 		die("releases did not finish");
 }
 
-static void print(struct figure f, struct figure anchor, int per)
+struct worker {
+	uint64_t runs, woken, wake_ns, wake_max_ns, requests, request_ns;
+};
+
+static struct worker worker_read(int node)
 {
-	printf("%-44s median %9.1f us  p99 %9.1f us  = %7.1f x PRIME", f.name,
-	       f.median_us, f.p99_us, f.median_us / anchor.median_us);
-	if (per > 1)
-		printf("  (%.2f us = %.2f x PRIME per handle)", f.median_us / per,
-		       f.median_us / per / anchor.median_us);
-	printf("\n");
+	struct worker w = {
+		.runs = count(node, "mbox_runs"),
+		.woken = count(node, "mbox_woken"),
+		.wake_ns = count(node, "mbox_wake_ns"),
+		.wake_max_ns = count(node, "mbox_wake_max_ns"),
+		.requests = count(node, "mbox_requests"),
+		.request_ns = count(node, "mbox_request_ns"),
+	};
+	return w;
+}
+
+struct fit {
+	double a, b;	/* us, us per handle */
+};
+
+static struct fit fit_line(const double *x, const double *y, int n)
+{
+	double sx = 0, sy = 0, sxx = 0, sxy = 0;
+	struct fit f;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		sx += x[i];
+		sy += y[i];
+		sxx += x[i] * x[i];
+		sxy += x[i] * y[i];
+	}
+	f.b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
+	f.a = (sy - f.b * sx) / n;
+	return f;
+}
+
+static const int sizes[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_BATCH };
+#define NSIZES (int)(sizeof(sizes) / sizeof(sizes[0]))
+
+struct tn {
+	struct fit wall, cpu;
+};
+
+/*
+ * T(N) over the batch sizes: the first @n entries of @e, BATCH_RUNS times
+ * each, released (and the releases finished) between runs.
+ */
+static struct tn batch_curve(int i0, struct drm_amdgpu_ualink_batch_entry *e,
+			     const char *tag)
+{
+	double x[NSIZES], wall[NSIZES], cpu[NSIZES];
+	char path[32];
+	struct tn tn;
+	FILE *o;
+	int s;
+
+	snprintf(path, sizeof(path), "tn-%s.dat", tag);
+	o = fopen(path, "w");
+	if (!o)
+		die(path);
+	for (s = 0; s < NSIZES; s++) {
+		uint64_t w[BATCH_RUNS], c[BATCH_RUNS];
+		int n = sizes[s], r, i;
+
+		for (r = 0; r < BATCH_RUNS; r++) {
+			uint64_t t, tc;
+			int ret;
+
+			for (i = 0; i < n; i++) {
+				e[i].gem_handle = 0;
+				e[i].fd = 0;
+				e[i].error = 0;
+			}
+			tc = cpu_ns();
+			t = now_ns();
+			ret = ualink_import_batch(i0, e, n, 0);
+			w[r] = now_ns() - t;
+			c[r] = cpu_ns() - tc;
+			lib_check(ret, "batched import");
+			for (i = 0; i < n; i++) {
+				if (e[i].error) {
+					errno = -e[i].error;
+					die("an entry of the batch");
+				}
+				gem_close(i0, e[i].gem_handle);
+			}
+			settle(0, "imports", 0);
+		}
+		qsort(w, BATCH_RUNS, sizeof(*w), cmp_u64);
+		qsort(c, BATCH_RUNS, sizeof(*c), cmp_u64);
+		x[s] = n;
+		wall[s] = w[BATCH_RUNS / 2] / 1000.0;
+		cpu[s] = c[BATCH_RUNS / 2] / 1000.0;
+		fprintf(o, "%d %.1f %.1f\n", n, wall[s], cpu[s]);
+	}
+	fclose(o);
+	tn.wall = fit_line(x, wall, NSIZES);
+	tn.cpu = fit_line(x, cpu, NSIZES);
+	return tn;
+}
+
+/* Import @e (all of it) once, so that every connection is up. */
+static void batch_warm(int i0, struct drm_amdgpu_ualink_batch_entry *e, int n)
+{
+	int i;
+
+	lib_check(ualink_import_batch(i0, e, n, 0), "warm-up batch");
+	for (i = 0; i < n; i++) {
+		if (e[i].error) {
+			errno = -e[i].error;
+			die("an entry of the warm-up batch");
+		}
+		gem_close(i0, e[i].gem_handle);
+		e[i].gem_handle = 0;
+		e[i].error = 0;
+		e[i].fd = 0;
+	}
+	settle(0, "imports", 0);
 }
 
 int main(void)
 {
-	static uint64_t exp_ns[N], first_ns[N], again_ns[N], batch_ns[BATCH_RUNS];
+	static uint64_t info_ns[N], exp_ns[N], first_ns[N], first_cpu[N],
+			again_ns[N], release_ns[N];
 	static struct drm_amdgpu_ualink_handle h[N];
 	static uint32_t gem[N];
-	struct drm_amdgpu_ualink_batch_entry *e;
-	struct figure anchor, f;
-	int e0 = open_driver(AMDGPU_UALINK_VPOD_DRIVER_NAME, 1);
-	int i0 = open_driver(AMDGPU_UALINK_VPOD_DRIVER_NAME, 0);
-	int n = 0, i, r, peers[4];
+	static struct drm_amdgpu_ualink_batch_entry one[MAX_BATCH], many[MAX_BATCH];
+	int e0 = open_accel(EXPORTER), i0 = open_accel(0);
+	struct figure info, exp, first, firstc, again, release;
+	struct worker w0a, w0b, w1a, w1b;
+	uint32_t *batch_gem;
+	struct tn tn1, tnn;
 	char line[128];
-	FILE *hf;
+	struct prime p;
+	int n = 0, i, peers[4];
+	FILE *hf, *o;
 
-	anchor = prime_anchor();
+	table = fopen("table.txt", "w");
+	if (!table)
+		die("table.txt");
+	p = prime_anchor();
+
+	/* (a) the fixed cost of the ioctl */
+	for (i = 0; i < N; i++) {
+		struct drm_amdgpu_ualink_info in;
+		uint64_t t = now_ns();
+
+		lib_check(ualink_info(i0, &in), "info");
+		info_ns[i] = now_ns() - t;
+	}
 
 	/* export: the first export of a fresh buffer, on accelerator 1 */
 	for (i = 0; i < N; i++) {
-		gem[i] = vpod_create(e0, 64 << 10);
-		h[i] = export(e0, gem[i], &exp_ns[i]);
-	}
-	/* first import on accelerator 0: one NPA_REQ round trip each */
-	for (i = 0; i < N; i++) {
-		int fd = import(i0, h[i], &first_ns[i]);
+		uint64_t t;
+		int ret;
 
-		/* repeated import of the live handle: the table's hit */
-		close(import(i0, h[i], &again_ns[i]));
-		close(fd);
+		gem[i] = vpod_create(e0, 64 << 10);
+		t = now_ns();
+		ret = ualink_export(e0, gem[i], &h[i]);
+		exp_ns[i] = now_ns() - t;
+		lib_check(ret, "export");
 	}
-	settle(0, "imports", 0);
-	for (i = 0; i < N; i++)
-		gem_close(e0, gem[i]);
-	settle(1, "exports", 0);
 
 	/*
-	 * Batched import of every other accelerator's memory: a buffer of
-	 * each other DRM accelerator, the heap of each fabric-only one.
+	 * First import on accelerator 0 (one NPA_REQ round trip), then the
+	 * live handle again (a lookup and an fd), then the release timed
+	 * alone: close -> the exporter's grants back to 0, waited for before
+	 * the next sample.
 	 */
-	e = calloc(1024, sizeof(*e));
-	hf = fopen(DBG "/handles", "r");
-	if (!e || !hf)
-		die("the fabric's handles");
-	for (i = 1; i < 4; i++) {
-		int fd = open_driver(AMDGPU_UALINK_VPOD_DRIVER_NAME, i);
+	w0a = worker_read(0);
+	w1a = worker_read(EXPORTER);
+	for (i = 0; i < N; i++) {
+		uint64_t t, tc;
+		int fd, fd2, ret;
 
-		e[n++].handle = export(fd, vpod_create(fd, 64 << 10), NULL);
+		tc = cpu_ns();
+		t = now_ns();
+		ret = ualink_import(i0, h[i], AMDGPU_UALINK_IMPORT_CLOEXEC, &fd);
+		first_ns[i] = now_ns() - t;
+		first_cpu[i] = cpu_ns() - tc;
+		lib_check(ret, "import");
+		t = now_ns();
+		ret = ualink_import(i0, h[i], AMDGPU_UALINK_IMPORT_CLOEXEC, &fd2);
+		again_ns[i] = now_ns() - t;
+		lib_check(ret, "import again");
+		close(fd2);
+		t = now_ns();
+		close(fd);
+		while (count(EXPORTER, "grants"))
+			;
+		release_ns[i] = now_ns() - t;
+		settle(0, "imports", 0);
+	}
+	w0b = worker_read(0);
+	w1b = worker_read(EXPORTER);
+	for (i = 0; i < N; i++)
+		gem_close(e0, gem[i]);
+	settle(EXPORTER, "exports", 0);
+
+	/*
+	 * The batches: MAX_BATCH buffers of accelerator 1; and a buffer of
+	 * each other DRM accelerator with the heap of every fabric-only one.
+	 */
+	batch_gem = calloc(MAX_BATCH, sizeof(*batch_gem));
+	if (!batch_gem)
+		die("memory");
+	for (i = 0; i < MAX_BATCH; i++) {
+		batch_gem[i] = vpod_create(e0, 4096);
+		lib_check(ualink_export(e0, batch_gem[i], &one[i].handle), "export");
+	}
+	for (i = 1; i < 4; i++) {
+		int fd = open_accel(i);
+
+		lib_check(ualink_export(fd, vpod_create(fd, 64 << 10),
+					&many[n++].handle), "export");
 		peers[i] = fd;	/* the buffers live as long as the file */
 	}
-	while (n < 1024 && fgets(line, sizeof(line), hf)) {
+	hf = fopen(DBG "/handles", "r");
+	if (!hf)
+		die("the fabric's handles");
+	while (n < MAX_BATCH && fgets(line, sizeof(line), hf)) {
 		unsigned long long lo, hi;
 		unsigned int id;
 
 		if (sscanf(line, "%u 0x%llx 0x%llx", &id, &lo, &hi) != 3)
 			continue;
-		e[n].handle.lo = lo;
-		e[n].handle.hi = hi;
+		many[n].handle.lo = lo;
+		many[n].handle.hi = hi;
 		n++;
 	}
 	fclose(hf);
-	for (r = 0; r < BATCH_RUNS; r++) {
-		uint64_t t;
-		int ret;
-
-		for (i = 0; i < n; i++) {
-			e[i].gem_handle = 0;
-			e[i].fd = 0;
-			e[i].error = 0;
-		}
-		t = now_ns();
-		ret = ualink_import_batch(i0, e, n, 0);
-		batch_ns[r] = now_ns() - t;
-		lib_check(ret, "batched import");
-		for (i = 0; i < n; i++) {
-			if (e[i].error) {
-				errno = -e[i].error;
-				die("an entry of the batch");
-			}
-			gem_close(i0, e[i].gem_handle);
-		}
-		settle(0, "imports", 0);
+	if (n != MAX_BATCH) {
+		errno = ENODEV;
+		die("a pod of 1,024 accelerators");
 	}
+	batch_warm(i0, one, MAX_BATCH);
+	batch_warm(i0, many, MAX_BATCH);
+	tn1 = batch_curve(i0, one, "one");
+	tnn = batch_curve(i0, many, "many");
 
-	printf("\nUALink uAPI on the emulated pod, %d samples each (batch: %d runs of %d handles)\n",
-	       N, BATCH_RUNS, n);
-	printf("%-44s median %9.1f us  p99 %9.1f us\n", anchor.name,
-	       anchor.median_us, anchor.p99_us);
-	print(stats("export (fresh buffer)", exp_ns, N), anchor, 1);
-	print(stats("first import (NPA_REQ round trip)", first_ns, N), anchor, 1);
-	print(stats("repeated import (live handle)", again_ns, N), anchor, 1);
-	f = stats("batched import", batch_ns, BATCH_RUNS);
-	print(f, anchor, n);
+	info = stats("INFO alone (fixed cost of the ioctl)", "info", info_ns, N);
+	exp = stats("export (fresh buffer)", "export", exp_ns, N);
+	first = stats("first import, wall (NPA_REQ round trip)", "first", first_ns, N);
+	firstc = stats("first import, importer CPU", "first-cpu", first_cpu, N);
+	again = stats("repeated import (live handle)", "again", again_ns, N);
+	release = stats("release (close -> exporter grants 0)", "release", release_ns, N);
+
+	out("\nUALink uAPI on the emulated pod: %ld vCPUs, %d samples each (batches: %d runs per size)\n",
+	    sysconf(_SC_NPROCESSORS_ONLN), N, BATCH_RUNS);
+	out("%-40s %9s %9s  %s\n", "figure", "median us", "p99 us", "ratio to the PRIME figure of this run");
+	out("%-40s %9.1f %9.1f\n", p.h2fd.name, p.h2fd.median_us, p.h2fd.p99_us);
+	out("%-40s %9.1f %9.1f\n", p.fd2h.name, p.fd2h.median_us, p.fd2h.p99_us);
+	out("%-40s %9.1f %9.1f\n", p.round.name, p.round.median_us, p.round.p99_us);
+	out("%-40s %9.1f %9.1f\n", p.h2fd_cached.name, p.h2fd_cached.median_us,
+	    p.h2fd_cached.p99_us);
+	out("%-40s %9.1f %9.1f\n", p.fd2h_cached.name, p.fd2h_cached.median_us,
+	    p.fd2h_cached.p99_us);
+	row(info.name, info.median_us, info.p99_us, "cached fd->handle",
+	    p.fd2h_cached.median_us, 0);
+	row(exp.name, exp.median_us, exp.p99_us, "fresh round trip",
+	    p.round.median_us, 1.5);
+	row(first.name, first.median_us, first.p99_us, "fresh round trip",
+	    p.round.median_us, 3);
+	row(firstc.name, firstc.median_us, firstc.p99_us, "fresh round trip",
+	    p.round.median_us, 3);
+	row(again.name, again.median_us, again.p99_us, "cached handle->fd",
+	    p.h2fd_cached.median_us, 1);
+	row(release.name, release.median_us, release.p99_us, "fresh round trip",
+	    p.round.median_us, 0);
+	row("batch, 1 exporter: intercept a", tn1.wall.a, 0, "first import",
+	    first.median_us, 2);
+	row("batch, 1 exporter: slope b, wall", tn1.wall.b, 0, "fresh round trip",
+	    p.round.median_us, 0);
+	row("batch, 1 exporter: slope b, importer CPU", tn1.cpu.b, 0,
+	    "fresh round trip", p.round.median_us, 1);
+	row("batch, N exporters: intercept a", tnn.wall.a, 0, "first import",
+	    first.median_us, 2);
+	row("batch, N exporters: slope b, wall", tnn.wall.b, 0, "fresh round trip",
+	    p.round.median_us, 0);
+	row("batch, N exporters: slope b, importer CPU", tnn.cpu.b, 0,
+	    "fresh round trip", p.round.median_us, 1);
+
+	out("\nMailbox, over the %d first imports and their releases (NPA_REQ and NPA_RELEASE):\n", N);
+	out("  exporter's handler: %.1f us per request (%llu requests)\n",
+	    (double)(w1b.request_ns - w1a.request_ns) / 1000.0 /
+	    (double)(w1b.requests - w1a.requests ?: 1),
+	    (unsigned long long)(w1b.requests - w1a.requests));
+	out("  worker executions per import: %.2f importer, %.2f exporter\n",
+	    (double)(w0b.runs - w0a.runs) / N, (double)(w1b.runs - w1a.runs) / N);
+	out("  wake-up, doorbell -> worker start: mean %.1f us importer, %.1f us exporter; max %.1f us\n",
+	    (double)(w0b.wake_ns - w0a.wake_ns) / 1000.0 / (double)(w0b.woken - w0a.woken ?: 1),
+	    (double)(w1b.wake_ns - w1a.wake_ns) / 1000.0 / (double)(w1b.woken - w1a.woken ?: 1),
+	    (w0b.wake_max_ns > w1b.wake_max_ns ? w0b.wake_max_ns : w1b.wake_max_ns) / 1000.0);
+	out("T(N) = a + b N (us), fitted over N = 1...%d, connections up:\n", MAX_BATCH);
+	out("  1 exporter:  wall %.1f + %.2f N, importer CPU %.1f + %.2f N\n",
+	    tn1.wall.a, tn1.wall.b, tn1.cpu.a, tn1.cpu.b);
+	out("  N exporters: wall %.1f + %.2f N, importer CPU %.1f + %.2f N\n",
+	    tnn.wall.a, tnn.wall.b, tnn.cpu.a, tnn.cpu.b);
+
+	o = fopen("fit.dat", "w");
+	if (!o)
+		die("fit.dat");
+	fprintf(o, "a1=%f\nb1=%f\nan=%f\nbn=%f\nprime=%f\n", tn1.wall.a,
+		tn1.wall.b, tnn.wall.a, tnn.wall.b, p.round.median_us);
+	fclose(o);
+	fclose(table);
 	for (i = 1; i < 4; i++)
 		close(peers[i]);
+	for (i = 0; i < MAX_BATCH; i++)
+		gem_close(e0, batch_gem[i]);
+	free(batch_gem);
 	return 0;
 }

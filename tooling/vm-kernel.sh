@@ -7,8 +7,8 @@
 #   vm-kernel.sh bench  the benchmark guest (vm-guest.config and
 #                       vm-bench.config: no sanitizers, no lockdep) in
 #                       $OUT/vm-bench
-# Cold (ccache empty, 2 cores): the debug guest about 24 minutes, the
-# benchmark guest about 7; warm: seconds.
+# Cold (ccache empty, 2 cores): the debug guest about 25 minutes, the
+# benchmark guest about 13; warm: seconds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -24,7 +24,7 @@ bench)	o=$OUT/vm-bench wflags=()
 *)	echo "usage: vm-kernel.sh [debug|bench]" >&2; exit 2 ;;
 esac
 kconfigure "$o" "${frags[@]}"
-echo "vm-kernel: building the ${1:-debug} guest kernel in $o (cold: the debug one about 24 min, the benchmark one about 7)"
+echo "vm-kernel: building the ${1:-debug} guest kernel in $o (cold: the debug one about 25 min, the benchmark one about 13)"
 # vmlinux and modules together: modpost needs the built-in GPU_BUDDY.
 if ! progress vm-kernel "$o" "$o/build.log" kmake "$o" -s "${wflags[@]}" bzImage modules; then
 	grep -E 'error|Error' "$o/build.log" | head -n 30 >&2

@@ -130,7 +130,9 @@ static void row(const char *name, double us, double p99, const char *anchor_name
 	double ratio = us / anchor;
 
 	out("%-40s %9.1f %9.1f  %7.2f x %-22s", name, us, p99, ratio, anchor_name);
-	if (goal > 0)
+	if (goal > 0 && us < 0)	/* a fitted intercept */
+		out("  goal <= %-4.1f n/a: T(N) is not linear\n", goal);
+	else if (goal > 0)
 		out("  goal <= %-4.1f %s\n", goal, ratio <= goal ? "met" : "NOT MET");
 	else
 		out("  (no goal)\n");

@@ -80,6 +80,19 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* A file for the plot in the current directory: <@prefix><@tag>.<@ext> */
+static FILE *data_file(const char *prefix, const char *tag, const char *ext)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s%s.%s", prefix, tag, ext);
+	f = fopen(path, "w");
+	if (!f)
+		die(path);
+	return f;
+}
+
 struct figure {
 	const char *name;
 	double median_us, p99_us;
@@ -95,14 +108,9 @@ static struct figure stats(const char *name, const char *tag, uint64_t *ns,
 	f.median_us = ns[n / 2] / 1000.0;
 	f.p99_us = ns[(n * 99 + 99) / 100 - 1] / 1000.0;
 	if (tag) {
-		char path[64];
-		FILE *o;
+		FILE *o = data_file("lat-", tag, "dat");
 		int i;
 
-		snprintf(path, sizeof(path), "lat-%s.dat", tag);
-		o = fopen(path, "w");
-		if (!o)
-			die(path);
 		for (i = 0; i < n; i++)
 			fprintf(o, "%.3f %.4f\n", ns[i] / 1000.0, (i + 1.0) / n);
 		fclose(o);
@@ -136,6 +144,39 @@ static void row(const char *name, double us, double p99, const char *anchor_name
 		out("  goal <= %-4.1f %s\n", goal, ratio <= goal ? "met" : "NOT MET");
 	else
 		out("  (no goal)\n");
+}
+
+static void figure_row(struct figure f, struct figure anchor,
+		       const char *anchor_name, double goal)
+{
+	row(f.name, f.median_us, f.p99_us, anchor_name, anchor.median_us, goal);
+}
+
+static void anchor_row(struct figure f)
+{
+	out("%-40s %9.1f %9.1f\n", f.name, f.median_us, f.p99_us);
+}
+
+struct fit {
+	double a, b;	/* us, us per handle */
+};
+
+struct tn {
+	struct fit wall, cpu;
+};
+
+/* T(N)'s intercept against a first import, its slopes against PRIME */
+static void batch_rows(const char *who, struct tn tn, struct figure first,
+		       struct figure prime)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "batch, %s: intercept a", who);
+	row(name, tn.wall.a, 0, "first import", first.median_us, 2);
+	snprintf(name, sizeof(name), "batch, %s: slope b, wall", who);
+	row(name, tn.wall.b, 0, "fresh round trip", prime.median_us, 0);
+	snprintf(name, sizeof(name), "batch, %s: slope b, importer CPU", who);
+	row(name, tn.cpu.b, 0, "fresh round trip", prime.median_us, 1);
 }
 
 /* The @nth render node (or primary node, @card) of driver @name. */
@@ -317,10 +358,6 @@ static struct worker worker_read(int node)
 	return w;
 }
 
-struct fit {
-	double a, b;	/* us, us per handle */
-};
-
 static struct fit fit_line(const double *x, const double *y, int n)
 {
 	double sx = 0, sy = 0, sxx = 0, sxy = 0;
@@ -341,10 +378,6 @@ static struct fit fit_line(const double *x, const double *y, int n)
 static const int sizes[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_BATCH };
 #define NSIZES (int)(sizeof(sizes) / sizeof(sizes[0]))
 
-struct tn {
-	struct fit wall, cpu;
-};
-
 /*
  * T(N) over the batch sizes: the first @n entries of @e, BATCH_RUNS times
  * each, released (and the releases finished) between runs.
@@ -353,15 +386,10 @@ static struct tn batch_curve(int i0, struct drm_amdgpu_ualink_batch_entry *e,
 			     const char *tag)
 {
 	double x[NSIZES], wall[NSIZES], cpu[NSIZES];
-	char path[32];
+	FILE *o = data_file("tn-", tag, "dat");
 	struct tn tn;
-	FILE *o;
 	int s;
 
-	snprintf(path, sizeof(path), "tn-%s.dat", tag);
-	o = fopen(path, "w");
-	if (!o)
-		die(path);
 	for (s = 0; s < NSIZES; s++) {
 		uint64_t w[BATCH_RUNS], c[BATCH_RUNS];
 		int n = sizes[s], r, i;
@@ -439,9 +467,7 @@ int main(void)
 	int n = 0, i, peers[4];
 	FILE *hf, *o;
 
-	table = fopen("table.txt", "w");
-	if (!table)
-		die("table.txt");
+	table = data_file("", "table", "txt");
 	p = prime_anchor();
 
 	/* (a) the fixed cost of the ioctl */
@@ -552,37 +578,19 @@ int main(void)
 	out("\nUALink uAPI on the emulated pod: %ld vCPUs, %d samples each (batches: %d runs per size)\n",
 	    sysconf(_SC_NPROCESSORS_ONLN), N, BATCH_RUNS);
 	out("%-40s %9s %9s  %s\n", "figure", "median us", "p99 us", "ratio to the PRIME figure of this run");
-	out("%-40s %9.1f %9.1f\n", p.h2fd.name, p.h2fd.median_us, p.h2fd.p99_us);
-	out("%-40s %9.1f %9.1f\n", p.fd2h.name, p.fd2h.median_us, p.fd2h.p99_us);
-	out("%-40s %9.1f %9.1f\n", p.round.name, p.round.median_us, p.round.p99_us);
-	out("%-40s %9.1f %9.1f\n", p.h2fd_cached.name, p.h2fd_cached.median_us,
-	    p.h2fd_cached.p99_us);
-	out("%-40s %9.1f %9.1f\n", p.fd2h_cached.name, p.fd2h_cached.median_us,
-	    p.fd2h_cached.p99_us);
-	row(info.name, info.median_us, info.p99_us, "cached fd->handle",
-	    p.fd2h_cached.median_us, 0);
-	row(exp.name, exp.median_us, exp.p99_us, "fresh round trip",
-	    p.round.median_us, 1.5);
-	row(first.name, first.median_us, first.p99_us, "fresh round trip",
-	    p.round.median_us, 3);
-	row(firstc.name, firstc.median_us, firstc.p99_us, "fresh round trip",
-	    p.round.median_us, 3);
-	row(again.name, again.median_us, again.p99_us, "cached handle->fd",
-	    p.h2fd_cached.median_us, 1);
-	row(release.name, release.median_us, release.p99_us, "fresh round trip",
-	    p.round.median_us, 0);
-	row("batch, 1 exporter: intercept a", tn1.wall.a, 0, "first import",
-	    first.median_us, 2);
-	row("batch, 1 exporter: slope b, wall", tn1.wall.b, 0, "fresh round trip",
-	    p.round.median_us, 0);
-	row("batch, 1 exporter: slope b, importer CPU", tn1.cpu.b, 0,
-	    "fresh round trip", p.round.median_us, 1);
-	row("batch, N exporters: intercept a", tnn.wall.a, 0, "first import",
-	    first.median_us, 2);
-	row("batch, N exporters: slope b, wall", tnn.wall.b, 0, "fresh round trip",
-	    p.round.median_us, 0);
-	row("batch, N exporters: slope b, importer CPU", tnn.cpu.b, 0,
-	    "fresh round trip", p.round.median_us, 1);
+	anchor_row(p.h2fd);
+	anchor_row(p.fd2h);
+	anchor_row(p.round);
+	anchor_row(p.h2fd_cached);
+	anchor_row(p.fd2h_cached);
+	figure_row(info, p.fd2h_cached, "cached fd->handle", 0);
+	figure_row(exp, p.round, "fresh round trip", 1.5);
+	figure_row(first, p.round, "fresh round trip", 3);
+	figure_row(firstc, p.round, "fresh round trip", 3);
+	figure_row(again, p.h2fd_cached, "cached handle->fd", 1);
+	figure_row(release, p.round, "fresh round trip", 0);
+	batch_rows("1 exporter", tn1, first, p.round);
+	batch_rows("N exporters", tnn, first, p.round);
 
 	out("\nMailbox, over the %d first imports and their releases (NPA_REQ and NPA_RELEASE):\n", N);
 	out("  exporter's handler: %.1f us per request (%llu requests)\n",
@@ -601,9 +609,7 @@ int main(void)
 	out("  N exporters: wall %.1f + %.2f N, importer CPU %.1f + %.2f N\n",
 	    tnn.wall.a, tnn.wall.b, tnn.cpu.a, tnn.cpu.b);
 
-	o = fopen("fit.dat", "w");
-	if (!o)
-		die("fit.dat");
+	o = data_file("", "fit", "dat");
 	fprintf(o, "a1=%f\nb1=%f\nan=%f\nbn=%f\nprime=%f\n", tn1.wall.a,
 		tn1.wall.b, tnn.wall.a, tnn.wall.b, p.round.median_us);
 	fclose(o);

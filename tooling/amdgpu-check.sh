@@ -142,56 +142,55 @@ cocci() {
 
 # Our objects (the core, the glue, the emulated pod, the KUnit suites) and
 # the .c files patches/ touches, built with LLVM=1 (Debian's clang) and
-# W=1: only those objects, after modules_prepare, in configs/amdgpu.config
-# (no sanitizers: clang's KASAN makes frames of KUnit cases past 2 KiB,
-# which -Wframe-larger-than reports, a cost of the instrumentation, not of
-# the code). Any warning in our lines is a finding.
+# W=1: only those objects, in configs/amdgpu.config (no sanitizers:
+# clang's KASAN makes frames of KUnit cases past 2 KiB, which
+# -Wframe-larger-than reports, a cost of the instrumentation, not of the
+# code). Any warning in our lines is a finding.
 # kbuild builds a single object with the flags of its own directory, but
 # amdgpu's Makefile builds the glue from ualink/: it gets the include
-# paths its gcc build had (from that object's .cmd file).
+# paths its gcc build had (from that object's .cmd file). All objects are
+# built by one make: each make runs kbuild's prepare, some 20 s even when
+# nothing is to be done (three makes took 105 s, one takes about 35).
 llvm_build() {
-	local ol=$OUT/amdgpu-llvm objs=() glue=() f cmd incs out=$log/llvm-build.out
+	local ol=$OUT/amdgpu-llvm objs=() f cmd incs="" out=$log/llvm-build.out
 	# the configuration as gcc's Kconfig makes it, given to clang's only
 	# when it changed (clang's olddefconfig rewrites it: CC_IS_CLANG, ...)
 	kconfigure "$OUT/amdgpu-llvm-config" "$REPO/configs/amdgpu.config" || return 1
 	mkdir -p "$ol"
+	: > "$out"
 	if ! cmp -s "$OUT/amdgpu-llvm-config/.config" "$ol/.config.gcc"; then
 		cp "$OUT/amdgpu-llvm-config/.config" "$ol/.config"
+		make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -s olddefconfig \
+			>> "$out" 2>&1 || { tail -n 30 "$out"; return 1; }
 		cp "$OUT/amdgpu-llvm-config/.config" "$ol/.config.gcc"
 	fi
-	make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -j"$JOBS" -s \
-		olddefconfig modules_prepare > "$out" 2>&1 ||
-		{ tail -n 30 "$out"; return 1; }
 	for f in $(owned_sources | grep '\.c$') \
 		 $(git -C "$TREE" diff --name-only ualink-base HEAD -- '*.c'); do
 		f=${f%.c}.o
-		case " ${objs[*]} ${glue[*]} " in *" $f "*) continue ;; esac
+		case " ${objs[*]} " in *" $f "*) continue ;; esac
 		cmd=$o/$(dirname "$f")/.$(basename "$f").cmd
 		[ -f "$cmd" ] || continue	# not in this configuration
 		rm -f "$ol/$f"
+		objs+=("$f")
 		if grep -q "KBUILD_MODNAME='\"amdgpu\"'" "$cmd" &&
 		   [ "$(dirname "$f")" = "$OWNED_DIRS" ]; then
-			glue+=("$f")
-		else
-			objs+=("$f")
+			incs+=" $(head -n 1 "$cmd" | tr ' ' '\n' | grep -E "^-I$TREE/drivers/" | tr '\n' ' ')"
 		fi
 	done
-	echo "LLVM=1 W=1 on: ${objs[*]} ${glue[*]}"
+	incs=$(echo "$incs" | tr ' ' '\n' | sort -u | tr '\n' ' ')
+	echo "LLVM=1 W=1 on: ${objs[*]}"
 	# One job: for a target in ualink/, kbuild descends into amdgpu/ as
 	# well (its path matches that directory too), and two jobs would
 	# build the same object at once and remove each other's .d files.
 	# Built so, an object misses the CFLAGS_<object> of ualink/Makefile:
-	# amdgpu_ualink_trace.o's -I of its own directory comes from KCFLAGS.
+	# amdgpu_ualink_trace.o's -I of its own directory comes from KCFLAGS,
+	# as do the glue's include paths (amdgpu's, which the core's objects
+	# do not use: the gcc build, with its own flags, proves that).
 	make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -j1 W=1 \
-		KCFLAGS="-I$TREE/$OWNED_DIRS" "${objs[@]}" >> "$out" 2>&1 ||
+		KCFLAGS="-I$TREE/$OWNED_DIRS $incs" "${objs[@]}" >> "$out" 2>&1 ||
 		{ grep -E 'error' "$out" | head -n 30; return 1; }
-	for f in "${glue[@]}"; do
-		cmd=$o/$(dirname "$f")/.$(basename "$f").cmd
-		incs=$(head -n 1 "$cmd" | tr ' ' '\n' | grep -E "^-I$TREE/drivers/" |
-		       sort -u | tr '\n' ' ')
-		make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" W=1 \
-			KCFLAGS="$incs" "$f" >> "$out" 2>&1 ||
-			{ grep -E 'error' "$out" | head -n 30; return 1; }
+	for f in "${objs[@]}"; do
+		[ -f "$ol/$f" ] || { echo "$f was not built"; return 1; }
 	done
 	"$REPO/tooling/added-lines.py" "$TREE" $OWNED_DIRS $OWNED_FILES < "$out"
 }
@@ -205,17 +204,43 @@ hdrtest() {
 	done
 }
 
-# checkpatch runs scripts/spdxcheck.py with "env python3": make that
-# Debian's, which has python3-ply, rather than another python3 on PATH.
-checkpatch() {
-	PATH=/usr/bin:$PATH perl "$TREE/scripts/checkpatch.pl" --strict --quiet \
-		--no-summary "$@"
-}
-
-kerneldoc() {	# any output of kernel-doc -none is a problem
-	local out
-	out=$(cd "$TREE" && perl scripts/kernel-doc -none -Wall "$1" 2>&1)
-	[ -z "$out" ] || { echo "$out"; return 1; }
+# per_file LABEL LIST DIR CMD...: CMD over every file LIST names (one path
+# per line, as CMD takes it, from DIR), split over $JOBS processes:
+# a process per file was mostly start-up (127 of them took 74 s). One
+# check "LABEL PATH" per file (PATH relative to the work tree if in it),
+# passed when no line of the output begins with "PATH:"; output lines
+# that name no file of LIST, or a process that failed without naming one,
+# fail a check of their own.
+per_file() {
+	local label=$1 list=$2 dir=$3 tag n part f pids=() out named name
+	shift 3
+	tag=$log/$(echo "$label" | tr -c 'a-zA-Z0-9\n' '_')
+	rm -f "$tag".part.*
+	n=$(( ($(grep -c . "$list") + JOBS - 1) / JOBS ))
+	split -l "$n" "$list" "$tag.part."
+	for part in "$tag".part.*; do
+		(cd "$dir" && xargs -d '\n' -a "$part" "$@" > "$part.out" 2>&1
+		 echo $? > "$part.rc") &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	out=$tag.out
+	cat "$tag".part.*.out > "$out"
+	while read -r f; do
+		name="$label ${f#"$REPO"/}"
+		awk -v p="$f:" 'index($0, p) == 1' "$out" > "$(logname "$name")"
+		[ -s "$(logname "$name")" ]
+		counted "$name" $((! $?))
+	done < "$list"
+	named=$(awk 'NR == FNR { p[$0 ":"]; next }
+		{ for (f in p) if (index($0, f) == 1) next; print }' "$list" "$out" |
+		tee "$(logname "$label, output naming no file")" | wc -l)
+	if [ "$named" -eq 0 ] && [ "$(grep -c . "$out")" -eq 0 ] &&
+	   grep -qvx 0 "$tag".part.*.rc; then
+		echo "a run failed without output" > "$(logname "$label, output naming no file")"
+		named=1
+	fi
+	counted "$label, output naming no file" $((named > 0))
 }
 
 echo "amdgpu: building the debug guest kernel, amdgpu.ko and the UALink core in $o"
@@ -230,16 +255,23 @@ if [ "$fail" -eq 0 ]; then
 	background_check "coccicheck on $OWNED_DIRS" cocci
 	check "LLVM=1 W=1 on our objects and patched files" llvm_build
 fi
-while read -r f; do
-	background_check "checkpatch --strict $f" checkpatch -f "$TREE/$f"
-done < <(owned_files)
-while read -r f; do
-	background_check "kernel-doc $f" kerneldoc "$f"
-done < <(owned_sources)
+# checkpatch runs scripts/spdxcheck.py with "env python3": make that
+# Debian's, which has python3-ply, rather than another python3 on PATH.
+# --emacs --terse: one line per finding, beginning with the file's path.
+cp_args=(env PATH="/usr/bin:$PATH" perl "$TREE/scripts/checkpatch.pl"
+	 --strict --quiet --no-summary --emacs --terse)
+owned_files > "$log/owned-files.list"
+per_file "checkpatch --strict" "$log/owned-files.list" "$TREE" "${cp_args[@]}" -f
+# kernel-doc -none: any output is a finding
+owned_sources > "$log/owned-sources.list"
+per_file "kernel-doc" "$log/owned-sources.list" "$TREE" perl scripts/kernel-doc -none -Wall
 while read -r p _ || [ -n "${p:-}" ]; do
 	case "$p" in ''|'#'*|'@'*) continue ;; esac
-	background_check "checkpatch --strict patches/$p" checkpatch "$REPO/patches/$p"
-done < "$REPO/patches/series"
+	echo "$REPO/patches/$p"
+done < "$REPO/patches/series" > "$log/patches.list"
+# absolute paths, from /: checkpatch takes a path git tracks in the current
+# directory's repository for a source file (-f), not a patch
+per_file "checkpatch --strict" "$log/patches.list" / "${cp_args[@]}"
 collect
 
 counts amdgpu "$pass" "$fail" 0

@@ -9,6 +9,8 @@ set -uo pipefail
 
 tiers=(kunit-uml amdgpu vm-test)
 start=$(date +%s)
+# names this run: what one tier built for the next is not built again
+export UALINK_CHECK_RUN="$$.$(date +%s%N)"
 declare -A took rcs
 for t in "${tiers[@]}"; do
 	rm -f "$RES/$t" "$RES/$t.anchors"

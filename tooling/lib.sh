@@ -49,9 +49,19 @@ kmake() {
 # fails when a line of a FRAGMENT did not survive Kconfig's dependency
 # resolution.
 kconfigure() {
-	local o=$1 want=$1/.config.want line sym val
+	local o=$1 want=$1/.config.want line sym val key
 	shift
 	mkdir -p "$o"
+	# Kconfig's answer depends on the tree, the compiler and the fragments
+	# alone: when none changed since it last succeeded, it is not asked
+	# again (each time costs a make and some 9 s).
+	key=$( { git -C "$TREE" rev-parse 'HEAD^{tree}'; gcc --version | head -n 1
+		 cat "$@"; } | sha256sum | cut -d' ' -f1)
+	if [ -f "$want" ] && [ "$(cat "$o/.config.key" 2>/dev/null)" = "$key" ]; then
+		cmp -s "$want" "$o/.config" || cp "$want" "$o/.config"
+		return 0
+	fi
+	rm -f "$o/.config.key"
 	cat "$TREE/kernel/configs/tiny.config" \
 	    "$TREE/arch/x86/configs/tiny.config" "$@" > "$o/.config.frag"
 	kmake "$o" -s KCONFIG_CONFIG=.config.want \
@@ -71,6 +81,7 @@ kconfigure() {
 		exit 1
 	done || return 1
 	cmp -s "$want" "$o/.config" || cp "$want" "$o/.config"
+	echo "$key" > "$o/.config.key"
 }
 
 # progress LABEL OUTDIR LOG CMD...: run CMD with its output in LOG, saying

@@ -33,7 +33,13 @@ mkdir -p "$out/share"
 printf '%s\n' "$*" > "$out/share/cmd"
 
 cmdline="console=ttyS0 loglevel=5 root=hostroot rootfstype=9p"
-cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144 ro"
+# cache=loose: the guest keeps what it read of the host's root in its page
+# cache. Without it every page fault on a program or library is a 9p round
+# trip: starting an IGT program took 6 s (986 major faults), 1.2 s with it;
+# reading amdgpu.ko, 9 s and 0.4 s. The root is read-only and nothing on the
+# host changes what the guest reads while it runs (the out share, which the
+# guest writes, stays uncached).
+cmdline+=" rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro"
 cmdline+=" init=$here/vm-init.sh panic=-1 oops=continue ${VM_APPEND:-}"
 
 status=0

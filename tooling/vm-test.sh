@@ -14,10 +14,10 @@ run=$OUT/vm-test
 "$REPO/tooling/vm-kernel.sh" || { counts vm-test 0 1 0; exit 1; }
 # Only the programs of this checkout: no stale binaries of removed tests.
 rm -rf "$OUT/igt"
-make -s -C "$REPO/tests/igt" OUT="$OUT/igt" || { counts vm-test 0 1 0; exit 1; }
+make -s -j"$JOBS" -C "$REPO/tests/igt" OUT="$OUT/igt" CC="ccache gcc" || { counts vm-test 0 1 0; exit 1; }
 # libualink, ualinkctl and the symmetric-heap example (IGT tools runs them)
 rm -rf "$OUT/tools"
-make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" || { counts vm-test 0 1 0; exit 1; }
+make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" || { counts vm-test 0 1 0; exit 1; }
 
 "$REPO/tooling/vm-run.sh" "$OUT/vm/arch/x86/boot/bzImage" "$run" \
 	"sh $REPO/tooling/guest-tests.sh $OUT/vm $OUT/igt $OUT/tools"

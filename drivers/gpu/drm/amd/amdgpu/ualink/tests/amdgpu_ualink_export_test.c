@@ -920,8 +920,16 @@ static void heap_request(struct amdgpu_ualink_dev *exporter, u16 from, u8 type,
  * (accelerator 0 imports every heap through the whole mailbox path too).
  * Every grant succeeds, each exporter's window holds one range, and the
  * exporter's memory does not grow with its importers. The figures are
- * printed.
+ * printed. At full_scale=0 (the debug guest) every accelerator still
+ * exports and accelerator 0 still imports every heap, but only every 64th
+ * exporter and the last are asked by all the others: 17,000 requests
+ * instead of a million, through the same code.
  */
+static bool heap_fan_in(unsigned int e)
+{
+	return tpod_full_scale || e % 64 == 0 || e == HEAP_NODES - 1;
+}
+
 static void export_symmetric_heap(struct kunit *test)
 {
 	u16 *ids = kunit_kcalloc(test, HEAP_NODES, sizeof(*ids), GFP_KERNEL);
@@ -930,7 +938,7 @@ static void export_symmetric_heap(struct kunit *test)
 	size_t first = 0, all = 0, max_bytes = 0;
 	struct amdgpu_ualink_msg rsp;
 	unsigned long tables = 0;
-	unsigned int e, i, bad = 0;
+	unsigned int e, i, bad = 0, fanned = 0;
 	struct tobj *heaps;
 	u64 (*h)[2], *npa;
 	struct tpod *pod;
@@ -964,6 +972,14 @@ static void export_symmetric_heap(struct kunit *test)
 		u64 allocated;
 		unsigned int ranges;
 
+		if (!heap_fan_in(e)) {
+			/* granted to accelerator 0 alone: one range all the same */
+			amdgpu_ualink_window_usage(&dev->window, &allocated, &ranges);
+			if (ranges != 1 || tpod_grants(pod, e) != 1)
+				bad++;
+			continue;
+		}
+		fanned++;
 		for (i = 0; i < HEAP_NODES; i++) {
 			if (i == e)
 				continue;
@@ -984,9 +1000,11 @@ static void export_symmetric_heap(struct kunit *test)
 		tables = max(tables, dev->pt->tables);
 	}
 	KUNIT_EXPECT_EQ(test, bad, 0);
-	KUNIT_EXPECT_EQ(test, imps[1]->npa, npa[1]);
-	kunit_info(test, "1,024 exporters of 64 GiB, 1,023 importers each: one range of %llu GiB per window, %zu bytes per export, %zu per importer, at most %lu page tables per exporter\n",
-		   HEAP_SIZE >> 30, max_bytes, (all - first) / (HEAP_NODES - 2), tables);
+	/* the last exporter is asked by all at any scale */
+	KUNIT_EXPECT_EQ(test, imps[HEAP_NODES - 1]->npa, npa[HEAP_NODES - 1]);
+	kunit_info(test, "1,024 exporters of 64 GiB, %u of them with 1,023 importers: one range of %llu GiB per window, %zu bytes per export, %zu per importer, at most %lu page tables per exporter\n",
+		   fanned, HEAP_SIZE >> 30, max_bytes, (all - first) / (HEAP_NODES - 2),
+		   tables);
 	/* the budget: one bit per importer, at most 512 bytes per export */
 	KUNIT_EXPECT_LE(test, max_bytes, 512);
 	KUNIT_EXPECT_EQ(test, all, first);
@@ -995,7 +1013,7 @@ static void export_symmetric_heap(struct kunit *test)
 		amdgpu_ualink_import_put(imps[e]);
 	flush_workqueue(tpod_dev(pod, 0)->wq);
 	for (e = 0; e < HEAP_NODES; e++) {
-		for (i = 1; i < HEAP_NODES; i++)
+		for (i = 1; i < HEAP_NODES && heap_fan_in(e); i++)
 			if (i != e)
 				heap_request(tpod_dev(pod, e), i, AMDGPU_UALINK_MSG_NPA_RELEASE,
 					     h[e], npa[e], HEAP_SIZE, &rsp);

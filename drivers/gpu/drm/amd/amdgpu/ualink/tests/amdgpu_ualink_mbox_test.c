@@ -526,14 +526,15 @@ static void mbox_benchmark(struct kunit *test)
 {
 	static const u16 ids[] = { A, B };
 	struct tpod *pod = tpod_create(test, 2, ids, NULL);
+	unsigned int rounds = tpod_full_scale ? 5000 : 500;
 	struct amdgpu_ualink_req *reqs;
 	u64 one, many;
 
 	reqs = tpod_reqs(pod, 32);
 	tpod_node(pod, B)->grant = true;
 	rate(test, pod, reqs, 100, 1);			/* connect, warm up */
-	one = rate(test, pod, reqs, 5000, 1);
-	many = rate(test, pod, reqs, 50000, 32);
+	one = rate(test, pod, reqs, rounds, 1);
+	many = rate(test, pod, reqs, 10 * rounds, 32);
 	kunit_info(test, "round trip (NPA_REQ/NPA_RSP, one at a time): %llu/s = %llu ns\n",
 		   one, div64_u64(NSEC_PER_SEC, max(one, 1ULL)));
 	kunit_info(test, "32 in flight: %llu requests/s = %llu messages/s\n",

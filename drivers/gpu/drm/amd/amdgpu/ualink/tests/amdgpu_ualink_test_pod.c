@@ -12,6 +12,7 @@
 #include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/jiffies.h>
+#include <linux/moduleparam.h>
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
@@ -19,6 +20,18 @@
 #include "amdgpu_ualink_test_pod.h"
 #include "amdgpu_ualink_test_pt.h"
 #include "../amdgpu_ualink_npa.h"
+
+/*
+ * The cases at pod scale (the symmetric heap, the mailbox benchmark) run
+ * whole by default, as KUnit under UML runs them. The debug guest, where
+ * KASAN and lockdep under TCG make every call some twenty times slower,
+ * loads this module with full_scale=0: the same paths, on a share of the
+ * pod (a minute less there).
+ */
+bool tpod_full_scale = true;
+module_param_named(full_scale, tpod_full_scale, bool, 0444);
+MODULE_PARM_DESC(full_scale,
+		 "run the pod-scale cases whole (default) or on a share of the pod");
 
 struct tpod_node *tpod_node(struct tpod *pod, u16 id)
 {

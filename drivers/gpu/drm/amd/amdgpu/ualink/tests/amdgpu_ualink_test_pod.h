@@ -135,6 +135,9 @@ struct tpod {
 	struct tpod_node *by_id[TPOD_MAX_NODES];
 };
 
+/* false: the pod-scale cases run on a share of the pod (module parameter) */
+extern bool tpod_full_scale;
+
 struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 			 const enum tpod_kind *kinds);
 struct tpod_node *tpod_node(struct tpod *pod, u16 id);

@@ -149,7 +149,9 @@ struct drm_amdgpu_ualink_batch_entry {
  *
  * Imports many handles in one call, for symmetric-heap start-up where every
  * rank imports every other rank's heap: every request is on the wire before
- * the first wait, so the call costs about one round trip. Results come back
+ * the first wait, so the call costs about one round trip, and entries are
+ * finished as their answers arrive: an exporter slow to answer holds up no
+ * other entry. Results come back
  * per entry, as GEM handles of the calling file (fds only on request: a
  * whole pod's worth would exceed the default limit of open files; an entry
  * whose GEM handle was made but whose fd could not be keeps its GEM handle

@@ -77,6 +77,17 @@ static u32 next_txn(struct amdgpu_ualink_mbox *mbox)
 	return (u32)atomic_inc_return(&mbox->next_txn);
 }
 
+/* After a request's completion: count it, wake who waits for any. */
+static void req_ended(struct amdgpu_ualink_mbox *mbox)
+{
+	/* the completion before the count: amdgpu_ualink_mbox_ended() */
+	smp_mb__before_atomic();
+	atomic_inc(&mbox->ended);
+	/* pairs with the barrier of wait_event's prepare_to_wait */
+	if (wq_has_sleeper(&mbox->ended_wq))
+		wake_up_all(&mbox->ended_wq);
+}
+
 static void req_finish(struct amdgpu_ualink_peer *peer,
 		       struct amdgpu_ualink_req *req, int status)
 {
@@ -88,6 +99,7 @@ static void req_finish(struct amdgpu_ualink_peer *peer,
 		peer->stats.timeouts++;
 	req->status = status;
 	complete_all(&req->done);
+	req_ended(peer->mbox);
 }
 
 /* Send or resend a request. */
@@ -621,6 +633,56 @@ int amdgpu_ualink_mbox_submit(struct amdgpu_ualink_mbox *mbox, u16 peer,
 	return ret;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_submit);
+
+/**
+ * amdgpu_ualink_mbox_fail - end a request that could not be submitted
+ * @mbox: our node
+ * @req: the request amdgpu_ualink_mbox_submit() refused
+ * @status: its error, the one submit returned
+ *
+ * So that whoever waits for @req, or for any request of @mbox
+ * (amdgpu_ualink_mbox_wait_ended()), sees it end as the mailbox's own do.
+ */
+void amdgpu_ualink_mbox_fail(struct amdgpu_ualink_mbox *mbox,
+			     struct amdgpu_ualink_req *req, int status)
+{
+	req->status = status;
+	complete_all(&req->done);
+	req_ended(mbox);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_fail);
+
+/**
+ * amdgpu_ualink_mbox_ended - how many of this node's requests have ended
+ * @mbox: our node
+ *
+ * A count that each request's end (answered, failed, timed out, cancelled)
+ * increments after completing it. A caller waiting for any of many
+ * requests reads it, then looks at its requests, and when none is done
+ * sleeps in amdgpu_ualink_mbox_wait_ended() with what it read: an end
+ * between the two is not missed.
+ *
+ * Returns: the count.
+ */
+u32 amdgpu_ualink_mbox_ended(struct amdgpu_ualink_mbox *mbox)
+{
+	return atomic_read_acquire(&mbox->ended);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_ended);
+
+/**
+ * amdgpu_ualink_mbox_wait_ended - sleep until a request of this node ends
+ * @mbox: our node
+ * @seen: what amdgpu_ualink_mbox_ended() returned before the caller looked
+ *
+ * Returns: 0 once a request ended since @seen; -ERESTARTSYS on a signal.
+ */
+int amdgpu_ualink_mbox_wait_ended(struct amdgpu_ualink_mbox *mbox, u32 seen)
+{
+	return wait_event_interruptible(mbox->ended_wq,
+					atomic_read(&mbox->ended) != seen);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_wait_ended);
 
 /**
  * amdgpu_ualink_mbox_cancel - give up on a request

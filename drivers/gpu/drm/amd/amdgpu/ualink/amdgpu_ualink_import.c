@@ -466,10 +466,8 @@ again:
 		trace_amdgpu_ualink_import_request(dev->id, exporter,
 						   imp->handle[0], 0, 0, 0);
 		ret = amdgpu_ualink_mbox_submit(dev->mbox, exporter, &imp->req);
-		if (ret) {	/* settled as failed by whoever looks */
-			imp->req.status = ret;
-			complete_all(&imp->req.done);
-		}
+		if (ret)	/* settled as failed by whoever looks */
+			amdgpu_ualink_mbox_fail(dev->mbox, &imp->req, ret);
 	}
 	mutex_unlock(&dev->lock);
 	kfree(fresh);

@@ -23,7 +23,8 @@
  *
  * A batched import copies the entries in, starts every import (all
  * requests on the wire, first-contact handshakes included), then finishes
- * them in order and copies the per-entry results out.
+ * them as their answers arrive (an entry whose exporter is slow holds up
+ * no other) and copies the per-entry results out.
  *
  * **Per-file quota.** One DRM file may have at most ``file_import_quota``
  * imports in flight at once (a parameter of ``amdgpu_ualink.ko``, 1,024 by
@@ -176,6 +177,66 @@ static int do_import(struct amdgpu_ualink_dev *udev,
 	return 0;
 }
 
+/* An entry that can be finished without waiting. */
+static bool batch_entry_ready(const struct drm_amdgpu_ualink_batch_entry *e,
+			      struct amdgpu_ualink_import *imp)
+{
+	return e->error || READ_ONCE(imp->state) == AMDGPU_UALINK_IMPORT_READY ||
+	       completion_done(&imp->req.done);
+}
+
+/* Finish one started entry: wait for its answer, make its handle and fd. */
+static void batch_finish(struct amdgpu_ualink_dev *udev,
+			 const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
+			 struct drm_file *file,
+			 struct drm_amdgpu_ualink_batch_entry *e,
+			 struct amdgpu_ualink_import *imp, u32 flags)
+{
+	const u64 handle[2] = { e->handle.lo, e->handle.hi };
+	bool fd = flags & AMDGPU_UALINK_IMPORT_FDS;
+	void *local = NULL;
+	int ret = e->error;
+
+	if (!ret) {
+		ret = amdgpu_ualink_import_finish(imp);
+	} else if (ret == AMDGPU_UALINK_IMPORT_LOCAL) {
+		imp = NULL;
+		local = amdgpu_ualink_export_lookup(udev, handle);
+		ret = local ? 0 : -ENOENT;
+	}
+	if (ret) {
+		/* a signal: the entry was not waited for */
+		e->error = ret == -ERESTARTSYS ? -EINTR : ret;
+		return;
+	}
+	/*
+	 * The fd's reference is taken while we still hold the first: once
+	 * the GEM handle exists, another thread may close it.
+	 */
+	if (fd && imp)
+		amdgpu_ualink_import_ref(imp);
+	else if (fd && WARN_ON(!udev->ops->get(udev->priv, local)))
+		fd = false;
+	ret = gops->import_handle(gpriv, file, imp, local, &e->gem_handle);
+	if (ret) {
+		if (fd && imp)
+			amdgpu_ualink_import_put(imp);
+		else if (fd)
+			gops->put(gpriv, local);
+		e->gem_handle = 0;
+		e->error = ret;
+		return;
+	}
+	e->error = 0;
+	if (fd) {
+		/* without an fd the entry keeps its GEM handle, fd -1 */
+		ret = gops->import_fd(gpriv, file, imp, local,
+				      flags & AMDGPU_UALINK_IMPORT_CLOEXEC);
+		if (ret >= 0)
+			e->fd = ret;
+	}
+}
+
 /**
  * amdgpu_ualink_import_batch - import many handles, one round trip
  * @udev: the importing device
@@ -186,7 +247,10 @@ static int do_import(struct amdgpu_ualink_dev *udev,
  * @count: their number
  * @flags: AMDGPU_UALINK_IMPORT_FDS, AMDGPU_UALINK_IMPORT_CLOEXEC
  *
- * Every import is started before the first is waited for. An entry whose
+ * Every import is started before the first is waited for, and the entries
+ * are finished in the order their answers arrive: each pass finishes all
+ * those answered (failed starts and local handles included), and when
+ * none is, the call sleeps until a request of @udev ends. An entry whose
  * GEM handle was made but whose fd could not be keeps the handle, fd -1.
  */
 void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
@@ -196,9 +260,12 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 				unsigned int count, u32 flags)
 {
 	struct amdgpu_ualink_import **imps;
-	unsigned int n;
+	unsigned int n, i, left, kept;
+	u32 *pending;
 
-	imps = kvcalloc(count, sizeof(*imps), GFP_KERNEL_ACCOUNT);
+	/* the imports, then the indices of the entries not finished yet */
+	imps = kvcalloc(count, sizeof(*imps) + sizeof(*pending), GFP_KERNEL_ACCOUNT);
+	pending = imps ? (u32 *)(imps + count) : NULL;
 	for (n = 0; n < count; n++) {
 		struct drm_amdgpu_ualink_batch_entry *e = &entries[n];
 		const u64 handle[2] = { e->handle.lo, e->handle.hi };
@@ -206,53 +273,31 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 		e->gem_handle = 0;
 		e->fd = -1;
 		e->error = imps ? amdgpu_ualink_import_start(udev, handle, &imps[n]) : -ENOMEM;
+		if (pending)
+			pending[n] = n;
 	}
-	for (n = 0; n < count; n++) {
-		struct drm_amdgpu_ualink_batch_entry *e = &entries[n];
-		const u64 handle[2] = { e->handle.lo, e->handle.hi };
-		bool fd = flags & AMDGPU_UALINK_IMPORT_FDS;
-		struct amdgpu_ualink_import *imp = NULL;
-		void *local = NULL;
-		int ret = e->error;
+	if (!imps)
+		return;
+	for (left = count; left; left = kept) {
+		u32 seen = amdgpu_ualink_mbox_ended(udev->mbox);
 
-		if (!ret) {
-			imp = imps[n];
-			ret = amdgpu_ualink_import_finish(imp);
-		} else if (ret == AMDGPU_UALINK_IMPORT_LOCAL) {
-			local = amdgpu_ualink_export_lookup(udev, handle);
-			ret = local ? 0 : -ENOENT;
+		kept = 0;
+		for (i = 0; i < left; i++) {
+			n = pending[i];
+			if (batch_entry_ready(&entries[n], imps[n]))
+				batch_finish(udev, gops, gpriv, file, &entries[n],
+					     imps[n], flags);
+			else
+				pending[kept++] = n;
 		}
-		if (ret) {
-			/* a signal: the entry was not waited for */
-			e->error = ret == -ERESTARTSYS ? -EINTR : ret;
+		/* none answered: sleep until a request of ours ends */
+		if (kept < left || !amdgpu_ualink_mbox_wait_ended(udev->mbox, seen))
 			continue;
-		}
-		/*
-		 * The fd's reference is taken while we still hold the first:
-		 * once the GEM handle exists, another thread may close it.
-		 */
-		if (fd && imp)
-			amdgpu_ualink_import_ref(imp);
-		else if (fd && WARN_ON(!udev->ops->get(udev->priv, local)))
-			fd = false;
-		ret = gops->import_handle(gpriv, file, imp, local, &e->gem_handle);
-		if (ret) {
-			if (fd && imp)
-				amdgpu_ualink_import_put(imp);
-			else if (fd)
-				gops->put(gpriv, local);
-			e->gem_handle = 0;
-			e->error = ret;
-			continue;
-		}
-		e->error = 0;
-		if (fd) {
-			/* without an fd the entry keeps its GEM handle, fd -1 */
-			ret = gops->import_fd(gpriv, file, imp, local,
-					      flags & AMDGPU_UALINK_IMPORT_CLOEXEC);
-			if (ret >= 0)
-				e->fd = ret;
-		}
+		/* a signal: those not answered end with -EINTR, not waited for */
+		for (i = 0; i < kept; i++)
+			batch_finish(udev, gops, gpriv, file, &entries[pending[i]],
+				     imps[pending[i]], flags);
+		break;
 	}
 	kvfree(imps);
 }

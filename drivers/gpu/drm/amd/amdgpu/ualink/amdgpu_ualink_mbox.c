@@ -800,6 +800,7 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 	INIT_WORK(&mbox->rx_work, rx_work);
 	INIT_DELAYED_WORK(&mbox->tick, tick_work);
 	spin_lock_init(&mbox->bell_lock);
+	init_waitqueue_head(&mbox->ended_wq);
 	xa_init(&mbox->peers);
 	mutex_init(&mbox->reset_lock);
 	init_rwsem(&mbox->hw_sem);

@@ -11,6 +11,7 @@
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <linux/xarray.h>
 
@@ -118,6 +119,12 @@ struct amdgpu_ualink_mbox {
 
 	struct amdgpu_ualink_fault fault;
 	atomic_t next_txn;
+	/*
+	 * Requests ended (answered or not), counted after each one's
+	 * completion, and who sleeps until one does: amdgpu_ualink_mbox_ended()
+	 */
+	atomic_t ended;
+	wait_queue_head_t ended_wq;
 	/* our generation; written under reset_lock, read with READ_ONCE */
 	u64 generation;
 	/* serialises amdgpu_ualink_mbox_reset() against itself */

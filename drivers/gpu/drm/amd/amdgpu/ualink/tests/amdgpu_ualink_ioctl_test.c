@@ -17,6 +17,7 @@
 
 #define A	3
 #define B	40
+#define C	7
 #define D	1000	/* another virtual pod */
 
 static const u16 ids[] = { A, B, D };
@@ -454,6 +455,75 @@ static void ioctl_quota(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_node(pod, D)->dev, &fd->objs[0]->slot);
 }
 
+struct batch_run {
+	struct amdgpu_ualink_dev *dev;
+	struct fake_drv *f;
+	struct drm_amdgpu_ualink_batch_entry e[2];
+	struct completion done;
+};
+
+static int batch_thread(void *arg)
+{
+	struct batch_run *r = arg;
+
+	amdgpu_ualink_import_batch(r->dev, &fake_gops, r->f, NULL, r->e,
+				   ARRAY_SIZE(r->e), 0);
+	complete(&r->done);
+	return 0;
+}
+
+static bool one_handle(void *arg)
+{
+	return READ_ONCE(((struct fake_drv *)arg)->n) == 1;
+}
+
+/*
+ * A batch finishes its entries as their answers arrive: while the exporter
+ * of the first entry is held, the second entry, answered, has its GEM
+ * handle already; the first gets its own once its exporter answers.
+ */
+static void ioctl_batch_completion_order(struct kunit *test)
+{
+	static const u16 abc[] = { A, B, C };
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(abc), abc, kinds);
+	struct tobj *oa = tpod_obj(pod, 0, SZ_4K), *oc = tpod_obj(pod, 0, SZ_4K);
+	struct batch_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct task_struct *t;
+	u64 ha[2], hc[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->dev = tpod_dev(pod, B);
+	r->f = fake(test, pod, B);
+	init_completion(&r->done);
+	/* held for as long as the test likes: no retransmission gives up */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, B),
+							     60000, 3), 0);
+	tpod_export(pod, A, oa, ha);
+	tpod_export(pod, C, oc, hc);
+	r->e[0].handle = (struct drm_amdgpu_ualink_handle) { ha[0], ha[1] };
+	r->e[1].handle = (struct drm_amdgpu_ualink_handle) { hc[0], hc[1] };
+
+	tpod_pause(pod, A, true);
+	t = kthread_run(batch_thread, r, "ualink-batch");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* C's entry is finished while A's request waits in A's ring */
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(one_handle, r->f, 10000));
+	KUNIT_EXPECT_FALSE(test, completion_done(&r->done));
+	KUNIT_EXPECT_PTR_EQ(test, r->f->held[0] ? r->f->held[0]->dev : NULL, r->dev);
+	tpod_pause(pod, A, false);
+	wait_for_completion(&r->done);
+	KUNIT_EXPECT_EQ(test, r->e[0].error, 0);
+	KUNIT_EXPECT_EQ(test, r->e[1].error, 0);
+	KUNIT_EXPECT_EQ(test, r->e[1].gem_handle, 1000);	/* the first made */
+	KUNIT_EXPECT_EQ(test, r->e[0].gem_handle, 1001);
+
+	fake_release(r->f);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, C), 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, C), &oc->slot);
+}
+
 /* A batch through user memory: per-entry results, and its own errnos. */
 static void ioctl_batch(struct kunit *test)
 {
@@ -551,6 +621,7 @@ static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
 	KUNIT_CASE(ioctl_export_import),
 	KUNIT_CASE(ioctl_export_after_close),
 	KUNIT_CASE(ioctl_batch),
+	KUNIT_CASE(ioctl_batch_completion_order),
 	KUNIT_CASE(ioctl_quota),
 	{}
 };

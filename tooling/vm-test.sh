@@ -3,8 +3,8 @@
 #
 # Tier 3: boot the debug SMP guest (KASAN, lockdep, kmemleak, UBSAN, KFENCE,
 # debug objects), run the core's KUnit suites as a module there and every
-# IGT program, and fail on any kernel report. Cold: ~7 minutes of kernel
-# build; warm: about 70 s, most of it the boot and run under TCG.
+# IGT program, and fail on any kernel report. Cold: the debug kernel (see
+# vm-kernel.sh); warm: about 6 minutes, the guest's run under TCG.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 

@@ -18,6 +18,15 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$W/ccache}
 export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+# Depend mode: on a miss ccache does not run the preprocessor before the
+# compiler (the kernel's -Wp,-MMD gives it the included files). Measured
+# on 2026-12-02 for amdgpu_vm.o of the debug guest: 1.73 s without ccache,
+# 2.25 s for a miss in the default mode, 1.85 s in depend mode, 0.05 s for
+# a hit. A cold make check compiles everything once, so the default mode
+# cost it a quarter more time. What depend mode gives up: a header edit
+# that leaves the preprocessed output the same (a comment, an unrelated
+# config symbol) is a miss.
+export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 # Reproducible objects, so that ccache hits across rebuilds.
 export KBUILD_BUILD_TIMESTAMP="2026-01-01"
 export KBUILD_BUILD_USER=ualink KBUILD_BUILD_HOST=ualink

@@ -2,7 +2,12 @@
 
 #include <linux/export.h>
 #include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/lockdep.h>
+#include <linux/random.h>
 #include <linux/slab.h>
+
+#include <drm/drm_print.h>
 
 #include "amdgpu_ualink_mbox_internal.h"
 
@@ -63,6 +68,10 @@
  * NPA_REQ never maps memory twice. Transaction numbers start at a random
  * value on every node, so a reloaded peer's requests do not hit answers
  * cached for its previous life.
+ *
+ * This layer sits on the transport (amdgpu_ualink_mbox.c), which calls it
+ * only through &struct amdgpu_ualink_link_events; it owns the node's life
+ * (amdgpu_ualink_mbox_create() sets the transport up below it).
  *
  * Locking: each peer's mutex protects its connection, its requests and its
  * queues. The export/import layer's callbacks run without it, from the
@@ -213,17 +222,59 @@ static void conn_kick(struct amdgpu_ualink_peer *peer)
 	}
 }
 
+/*
+ * Tell the export/import layer that a connection ended (@event: an &enum
+ * amdgpu_ualink_peer_event, or negative for none). From the node's worker
+ * only, with the peer unlocked: its callbacks never run concurrently.
+ */
+static void conn_notify(struct amdgpu_ualink_peer *peer, int event)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+
+	lockdep_assert_not_held(&peer->lock);
+
+	if (event >= 0 && mbox->handlers && mbox->handlers->peer_event)
+		mbox->handlers->peer_event(mbox->handlers_priv, peer->id, event);
+}
+
+/* conn_notify() from the transport's events, which hold the peer's lock */
+static void conn_notify_locked(struct amdgpu_ualink_peer *peer, int event)
+{
+	lockdep_assert_held(&peer->lock);
+
+	if (event < 0)
+		return;
+	mutex_unlock(&peer->lock);
+	conn_notify(peer, event);
+	mutex_lock(&peer->lock);
+}
+
+/*
+ * A connection end found outside the node's worker: the worker reports it
+ * (conn_visit()) before it next reads the peer's ring, so that an answer
+ * dropped because the connection ended is always followed by the event.
+ */
+static void conn_defer_event(struct amdgpu_ualink_peer *peer, int event)
+{
+	lockdep_assert_held(&peer->lock);
+
+	if (event < 0)
+		return;
+	peer->pending_event = event;
+	amdgpu_ualink_mbox_doorbell(peer->mbox, peer->id);
+}
+
 /**
- * amdgpu_ualink_conn_end - end a peer's connection
+ * conn_end - end a peer's connection
  * @peer: the peer, locked
  * @why: the reason, reported to the export/import layer
  * @err: the status outstanding requests fail with
  *
- * Returns: the event for amdgpu_ualink_peer_notify(), to be called once
- * the peer is unlocked.
+ * Returns: the event for conn_notify(), to be called once the peer is
+ * unlocked.
  */
-int amdgpu_ualink_conn_end(struct amdgpu_ualink_peer *peer,
-			   enum amdgpu_ualink_peer_event why, int err)
+static int conn_end(struct amdgpu_ualink_peer *peer,
+		    enum amdgpu_ualink_peer_event why, int err)
 {
 	struct amdgpu_ualink_req *req, *next;
 
@@ -326,8 +377,7 @@ static int conn_on_hello(struct amdgpu_ualink_peer *peer,
 	restart = peer->state == AMDGPU_UALINK_CONN_ESTABLISHED &&
 		  (changed || peer->traffic);
 	if (restart)
-		*event = amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_RESET,
-						-ENOLINK);
+		*event = conn_end(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
 	peer->generation = msg->generation;
 	peer->generation_known = true;
 	peer->state = AMDGPU_UALINK_CONN_ESTABLISHED;
@@ -408,8 +458,7 @@ found:
 		peer->stats.generation_changes++;
 	if (changed && peer->state == AMDGPU_UALINK_CONN_ESTABLISHED &&
 	    peer->traffic)	/* it reset since its HELLO crossed ours */
-		*event = amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_RESET,
-						-ENOLINK);
+		*event = conn_end(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
 	else
 		req_finish(peer, req, 0);
 	peer->generation = msg->generation;
@@ -420,7 +469,7 @@ found:
 }
 
 /**
- * amdgpu_ualink_conn_receive - act on a validated message from a peer
+ * conn_receive - act on a validated message from a peer
  * @peer: the sender, locked
  * @msg: the message
  * @rsp: for a request to pass to the handler: the default answer
@@ -428,13 +477,13 @@ found:
  * @why: the drop reason when -EBADMSG is returned
  *
  * Returns: 0 when handled, 1 when @msg is a new request for the
- * export/import layer (then answer it with amdgpu_ualink_conn_answer()),
+ * export/import layer (then answer it with conn_answer()),
  * -EBADMSG when it is dropped.
  */
-int amdgpu_ualink_conn_receive(struct amdgpu_ualink_peer *peer,
-			       const struct amdgpu_ualink_msg *msg,
-			       struct amdgpu_ualink_msg *rsp, int *event,
-			       enum amdgpu_ualink_drop *why)
+static int conn_receive(struct amdgpu_ualink_peer *peer,
+			const struct amdgpu_ualink_msg *msg,
+			struct amdgpu_ualink_msg *rsp, int *event,
+			enum amdgpu_ualink_drop *why)
 {
 	struct amdgpu_ualink_reply *cached;
 
@@ -484,7 +533,7 @@ int amdgpu_ualink_conn_receive(struct amdgpu_ualink_peer *peer,
 }
 
 /**
- * amdgpu_ualink_conn_answer - send the export/import layer's answer
+ * conn_answer - send the export/import layer's answer
  * @peer: the requester, locked
  * @req: its request, as passed to the handler
  * @rsp: the answer the handler made of the default
@@ -493,9 +542,9 @@ int amdgpu_ualink_conn_receive(struct amdgpu_ualink_peer *peer,
  * the requester's validation, is a bug of the handler: it is replaced by
  * NPA_FAIL "error" (or the default for NPA_REVOKE and NPA_RELEASE).
  */
-void amdgpu_ualink_conn_answer(struct amdgpu_ualink_peer *peer,
-			       const struct amdgpu_ualink_msg *req,
-			       struct amdgpu_ualink_msg *rsp)
+static void conn_answer(struct amdgpu_ualink_peer *peer,
+			const struct amdgpu_ualink_msg *req,
+			struct amdgpu_ualink_msg *rsp)
 {
 	struct amdgpu_ualink_msg hdr = rsp_header(peer, req);
 	enum amdgpu_ualink_drop why;
@@ -545,7 +594,7 @@ void amdgpu_ualink_conn_answer(struct amdgpu_ualink_peer *peer,
 }
 
 /**
- * amdgpu_ualink_conn_tick - retransmit, and time out, a peer's requests
+ * conn_tick - retransmit, and time out, a peer's requests
  * @peer: the peer, locked
  * @now: jiffies
  * @event: set to the event to report when the peer was declared lost
@@ -556,8 +605,8 @@ void amdgpu_ualink_conn_answer(struct amdgpu_ualink_peer *peer,
  *
  * Returns: true while requests are outstanding.
  */
-bool amdgpu_ualink_conn_tick(struct amdgpu_ualink_peer *peer,
-			     unsigned long now, int *event)
+static bool conn_tick(struct amdgpu_ualink_peer *peer,
+		      unsigned long now, int *event)
 {
 	unsigned int retries = READ_ONCE(peer->mbox->retries);
 	struct amdgpu_ualink_req *req, *next;
@@ -574,8 +623,7 @@ bool amdgpu_ualink_conn_tick(struct amdgpu_ualink_peer *peer,
 				room = true;
 				continue;
 			}
-			*event = amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_LOST,
-							-ETIMEDOUT);
+			*event = conn_end(peer, AMDGPU_UALINK_PEER_LOST, -ETIMEDOUT);
 			return false;
 		}
 		if (req->tries <= retries && time_after_eq(now, req->next_try))
@@ -767,8 +815,7 @@ void amdgpu_ualink_mbox_reset(struct amdgpu_ualink_mbox *mbox)
 		mutex_lock(&peer->lock);
 		was = peer->state;
 		if (was != AMDGPU_UALINK_CONN_OFFLINE) {
-			amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_RESET,
-					       -ENOLINK);
+			conn_end(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
 			if (was != AMDGPU_UALINK_CONN_NOT_READY)
 				conn_hello(peer);
 		}
@@ -796,9 +843,8 @@ void amdgpu_ualink_mbox_peer_offline(struct amdgpu_ualink_mbox *mbox, u16 peer)
 		return;
 	mutex_lock(&p->lock);
 	if (p->state != AMDGPU_UALINK_CONN_OFFLINE)
-		amdgpu_ualink_peer_defer_event(p,
-					       amdgpu_ualink_conn_end(p, AMDGPU_UALINK_PEER_OFFLINE,
-								      -ENOLINK));
+		conn_defer_event(p, conn_end(p, AMDGPU_UALINK_PEER_OFFLINE,
+					     -ENOLINK));
 	mutex_unlock(&p->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_offline);
@@ -830,9 +876,8 @@ void amdgpu_ualink_mbox_peer_forget(struct amdgpu_ualink_mbox *mbox, u16 peer)
 	mutex_lock(&p->lock);
 	if (p->state == AMDGPU_UALINK_CONN_ESTABLISHED ||
 	    p->state == AMDGPU_UALINK_CONN_HELLO_SENT)
-		amdgpu_ualink_peer_defer_event(p,
-					       amdgpu_ualink_conn_end(p, AMDGPU_UALINK_PEER_LOST,
-								      -ENOLINK));
+		conn_defer_event(p, conn_end(p, AMDGPU_UALINK_PEER_LOST,
+					     -ENOLINK));
 	mutex_unlock(&p->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_forget);
@@ -883,3 +928,260 @@ int amdgpu_ualink_mbox_peer_state(struct amdgpu_ualink_mbox *mbox, u16 peer,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_state);
+
+/* The transport's events (&struct amdgpu_ualink_link_events) */
+
+static void conn_peer_init(struct amdgpu_ualink_peer *peer)
+{
+	INIT_LIST_HEAD(&peer->reqs);
+	INIT_LIST_HEAD(&peer->hello.link);
+	INIT_LIST_HEAD(&peer->hello.tx.link);
+	init_completion(&peer->hello.done);
+	peer->hello.internal = true;
+	peer->pending_event = -1;
+}
+
+static void conn_peer_fini(struct amdgpu_ualink_peer *peer)
+{
+	kfree(peer->replies);
+}
+
+static void conn_visit(struct amdgpu_ualink_peer *peer)
+{
+	int event;
+
+	lockdep_assert_held(&peer->lock);
+
+	event = peer->pending_event;
+	peer->pending_event = -1;
+	conn_notify_locked(peer, event);
+}
+
+static void conn_rx(struct amdgpu_ualink_peer *peer,
+		    const struct amdgpu_ualink_msg *msg)
+{
+	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+	struct amdgpu_ualink_msg rsp;
+	enum amdgpu_ualink_drop why;
+	int event = -1;
+	int ret;
+
+	lockdep_assert_held(&peer->lock);
+
+	ret = conn_receive(peer, msg, &rsp, &event, &why);
+	if (ret < 0)
+		return amdgpu_ualink_rx_drop(peer, msg, why);
+	amdgpu_ualink_rx_received(peer, msg);
+	if (event < 0 && !ret)
+		return;
+	/* callbacks run unlocked; the worker keeps them in order */
+	mutex_unlock(&peer->lock);
+	conn_notify(peer, event);
+	if (ret && mbox->handlers && mbox->handlers->request) {
+		u64 start = ktime_get_ns();
+
+		mbox->handlers->request(mbox->handlers_priv, peer->id, msg, &rsp);
+		WRITE_ONCE(mbox->work.requests, mbox->work.requests + 1);
+		WRITE_ONCE(mbox->work.request_ns, mbox->work.request_ns +
+			   ktime_get_ns() - start);
+	}
+	mutex_lock(&peer->lock);
+	if (ret)
+		conn_answer(peer, msg, &rsp);
+}
+
+static bool conn_on_tick(struct amdgpu_ualink_peer *peer, unsigned long now,
+			 bool stuck)
+{
+	int event = -1;
+	bool busy;
+
+	lockdep_assert_held(&peer->lock);
+
+	if (stuck)
+		event = conn_end(peer, AMDGPU_UALINK_PEER_LOST, -ETIMEDOUT);
+	busy = conn_tick(peer, now, &event);
+	conn_notify_locked(peer, event);
+	return busy;
+}
+
+static const struct amdgpu_ualink_link_events conn_events = {
+	.peer_init = conn_peer_init,
+	.peer_fini = conn_peer_fini,
+	.visit = conn_visit,
+	.receive = conn_rx,
+	.tick = conn_on_tick,
+};
+
+/**
+ * amdgpu_ualink_mbox_create - set up the mailbox of one node
+ * @self: the node's accelerator ID
+ * @ops: its transport
+ * @ops_priv: passed to @ops
+ * @handlers: the export/import layer's callbacks, or NULL: requests then get
+ *	their default answer and connection ends are not reported
+ * @handlers_priv: passed to @handlers
+ *
+ * Requests time out after the module parameters ``mbox_timeout_ms`` and
+ * ``mbox_retries`` (default 5 s and 3), or the defaults when those are out
+ * of range; amdgpu_ualink_mbox_set_timeout() changes them per node.
+ *
+ * Returns: the mailbox, or an ERR_PTR(): -EINVAL for a bad ID, -ENOMEM.
+ */
+struct amdgpu_ualink_mbox *
+amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
+			  void *ops_priv,
+			  const struct amdgpu_ualink_mbox_handlers *handlers,
+			  void *handlers_priv)
+{
+	struct amdgpu_ualink_mbox *mbox;
+	int ret;
+
+	if (self >= AMDGPU_UALINK_MAX_ACCELS)
+		return ERR_PTR(-EINVAL);
+
+	mbox = kzalloc(sizeof(*mbox), GFP_KERNEL);
+	if (!mbox)
+		return ERR_PTR(-ENOMEM);
+	ret = amdgpu_ualink_link_init(mbox, self, ops, ops_priv, &conn_events);
+	if (ret) {
+		kfree(mbox);
+		return ERR_PTR(ret);
+	}
+	mbox->handlers = handlers;
+	mbox->handlers_priv = handlers_priv;
+	init_waitqueue_head(&mbox->ended_wq);
+	mutex_init(&mbox->reset_lock);
+	/*
+	 * A generation and transaction numbers nobody saw before, so that a
+	 * reloaded node looks reset and its requests never match answers
+	 * cached for its previous life.
+	 */
+	mbox->generation = get_random_u64() | 1;
+	atomic_set(&mbox->next_txn, get_random_u32());
+	return mbox;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_create);
+
+/**
+ * amdgpu_ualink_mbox_destroy - tear a node's mailbox down
+ * @mbox: the node, or NULL
+ *
+ * Requests still outstanding fail with -ESHUTDOWN and no callback is
+ * called. The caller guarantees that no other thread calls into @mbox
+ * (submit, wait, cancel...) during or after this, and the backend that it
+ * rings no doorbell of @mbox once this returns.
+ */
+void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox)
+{
+	struct amdgpu_ualink_peer *peer;
+	unsigned long index;
+
+	if (!mbox)
+		return;
+
+	amdgpu_ualink_link_stop(mbox);
+	xa_for_each(&mbox->peers, index, peer) {
+		mutex_lock(&peer->lock);
+		conn_end(peer, AMDGPU_UALINK_PEER_OFFLINE, -ESHUTDOWN);
+		mutex_unlock(&peer->lock);
+	}
+	amdgpu_ualink_link_fini(mbox);
+	mutex_destroy(&mbox->reset_lock);
+	kfree(mbox);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_destroy);
+
+/**
+ * amdgpu_ualink_mbox_generation - the node's current generation
+ * @mbox: the node
+ *
+ * Returns: the generation sent in HELLO; it changes at each reset.
+ */
+u64 amdgpu_ualink_mbox_generation(struct amdgpu_ualink_mbox *mbox)
+{
+	return READ_ONCE(mbox->generation);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_generation);
+
+/**
+ * amdgpu_ualink_mbox_peer_bytes - memory the node spends on one peer
+ * @mbox: the node
+ * @peer: the peer's ID
+ *
+ * Returns: bytes allocated for the peer's state (0 if it never talked),
+ * not counting messages in flight.
+ */
+size_t amdgpu_ualink_mbox_peer_bytes(struct amdgpu_ualink_mbox *mbox, u16 peer)
+{
+	struct amdgpu_ualink_peer *p = xa_load(&mbox->peers, peer);
+	size_t bytes;
+
+	if (!p)
+		return 0;
+	mutex_lock(&p->lock);
+	bytes = ksize(p) + (p->replies ? ksize(p->replies) : 0);
+	mutex_unlock(&p->lock);
+	return bytes;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_bytes);
+
+static const char *const conn_state_names[] = {
+	[AMDGPU_UALINK_CONN_NOT_READY] = "not_ready",
+	[AMDGPU_UALINK_CONN_HELLO_SENT] = "hello_sent",
+	[AMDGPU_UALINK_CONN_ESTABLISHED] = "established",
+	[AMDGPU_UALINK_CONN_OFFLINE] = "offline",
+};
+
+static void print_peer(struct drm_printer *p, struct amdgpu_ualink_peer *peer)
+{
+	const struct amdgpu_ualink_mbox_stats *s = &peer->stats;
+	unsigned int i;
+
+	lockdep_assert_held(&peer->lock);
+
+	drm_printf(p, "peer %u: %s generation %#llx ring %u/%u queued %s\n",
+		   peer->id, conn_state_names[peer->state],
+		   peer->generation_known ? peer->generation : 0,
+		   peer->tx_head - peer->tx_tail, AMDGPU_UALINK_RING_ENTRIES,
+		   list_empty(&peer->txq) ? "no" : "yes");
+	for (i = AMDGPU_UALINK_MSG_HELLO; i < AMDGPU_UALINK_MSG_TYPES; i++)
+		if (s->sent[i] || s->received[i] || s->retransmitted[i])
+			drm_printf(p, "  %-11s sent %llu received %llu retransmitted %llu\n",
+				   amdgpu_ualink_msg_type_name(i), s->sent[i],
+				   s->received[i], s->retransmitted[i]);
+	for (i = 0; i < AMDGPU_UALINK_DROP_REASONS; i++)
+		if (s->dropped[i])
+			drm_printf(p, "  dropped %s %llu\n",
+				   amdgpu_ualink_drop_name(i), s->dropped[i]);
+	for (i = 0; i < AMDGPU_UALINK_FAULT_KINDS; i++)
+		if (s->faults[i])
+			drm_printf(p, "  injected %s %llu\n",
+				   amdgpu_ualink_fault_name(i), s->faults[i]);
+	drm_printf(p, "  timeouts %llu resets %llu generation_changes %llu",
+		   s->timeouts, s->resets, s->generation_changes);
+	drm_printf(p, " duplicate_requests %llu ring_full %llu replies_lost %llu\n",
+		   s->duplicate_requests, s->ring_full, s->replies_lost);
+}
+
+/**
+ * amdgpu_ualink_mbox_print - print the node's peers and counters
+ * @mbox: the node
+ * @p: where to print, e.g. a debugfs file
+ */
+void amdgpu_ualink_mbox_print(struct amdgpu_ualink_mbox *mbox,
+			      struct drm_printer *p)
+{
+	struct amdgpu_ualink_peer *peer;
+	unsigned long index;
+
+	drm_printf(p, "node %u generation %#llx peers %u\n", mbox->self,
+		   amdgpu_ualink_mbox_generation(mbox),
+		   amdgpu_ualink_mbox_peers(mbox));
+	xa_for_each(&mbox->peers, index, peer) {
+		mutex_lock(&peer->lock);
+		print_peer(p, peer);
+		mutex_unlock(&peer->lock);
+	}
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_print);

@@ -5,10 +5,7 @@
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
 #include <linux/moduleparam.h>
-#include <linux/random.h>
 #include <linux/slab.h>
-
-#include <drm/drm_print.h>
 
 #include "amdgpu_ualink_mbox_internal.h"
 #include "amdgpu_ualink_npa.h"
@@ -59,6 +56,14 @@
  * nothing until then. The
  * timer work, on the same ordered workqueue, runs while anything is in
  * flight: retransmissions, timeouts, held messages, full rings.
+ *
+ * This file is the lower of the mailbox's two layers. The connection layer
+ * (amdgpu_ualink_conn.c) creates the node and calls down into it; the
+ * transport calls up only through the &struct amdgpu_ualink_link_events
+ * the connection layer registered: when a peer's state is allocated and
+ * freed, and from its worker, before each look at a peer's ring, for each
+ * valid message received (the connection layer calls the export/import
+ * layer and sends the answer back down) and at each run of the timer.
  */
 
 static unsigned int mbox_timeout_ms = AMDGPU_UALINK_MBOX_TIMEOUT_MS;
@@ -440,14 +445,9 @@ struct amdgpu_ualink_peer *amdgpu_ualink_peer_get(struct amdgpu_ualink_mbox *mbo
 	peer->mbox = mbox;
 	peer->id = id;
 	mutex_init(&peer->lock);
-	INIT_LIST_HEAD(&peer->reqs);
 	INIT_LIST_HEAD(&peer->txq);
 	INIT_LIST_HEAD(&peer->held);
-	INIT_LIST_HEAD(&peer->hello.link);
-	INIT_LIST_HEAD(&peer->hello.tx.link);
-	init_completion(&peer->hello.done);
-	peer->hello.internal = true;
-	peer->pending_event = -1;
+	mbox->events->peer_init(peer);
 
 	old = xa_cmpxchg(&mbox->peers, id, NULL, peer, GFP_KERNEL);
 	if (old) {	/* lost a race, or no memory for the entry */
@@ -459,88 +459,50 @@ struct amdgpu_ualink_peer *amdgpu_ualink_peer_get(struct amdgpu_ualink_mbox *mbo
 }
 
 /**
- * amdgpu_ualink_peer_defer_event - report a connection end from the worker
- * @peer: the peer, locked
- * @event: an &enum amdgpu_ualink_peer_event, or a negative value for none
- *
- * For ends found outside the node's worker: the worker reports it before
- * it next looks at the peer's ring, so that the export/import layer's
- * callbacks never run concurrently and an answer dropped because the
- * connection ended is always followed by the event.
+ * amdgpu_ualink_rx_drop - count a message dropped on receipt
+ * @peer: its sender, locked
+ * @msg: what was decoded of it, NULL when nothing was
+ * @why: the reason
  */
-void amdgpu_ualink_peer_defer_event(struct amdgpu_ualink_peer *peer, int event)
+void amdgpu_ualink_rx_drop(struct amdgpu_ualink_peer *peer,
+			   const struct amdgpu_ualink_msg *msg,
+			   enum amdgpu_ualink_drop why)
 {
 	lockdep_assert_held(&peer->lock);
 
-	if (event < 0)
-		return;
-	peer->pending_event = event;
-	amdgpu_ualink_mbox_doorbell(peer->mbox, peer->id);
-}
-
-/**
- * amdgpu_ualink_peer_notify - tell the export/import layer a connection ended
- * @peer: the peer, not locked
- * @event: an &enum amdgpu_ualink_peer_event, or a negative value for none
- *
- * Context: the node's worker only.
- */
-void amdgpu_ualink_peer_notify(struct amdgpu_ualink_peer *peer, int event)
-{
-	struct amdgpu_ualink_mbox *mbox = peer->mbox;
-
-	lockdep_assert_not_held(&peer->lock);
-
-	if (event >= 0 && mbox->handlers && mbox->handlers->peer_event)
-		mbox->handlers->peer_event(mbox->handlers_priv, peer->id, event);
-}
-
-/* @msg: what was decoded of it, NULL when nothing was */
-static void rx_drop(struct amdgpu_ualink_peer *peer,
-		    const struct amdgpu_ualink_msg *msg, enum amdgpu_ualink_drop why)
-{
 	peer->stats.dropped[why]++;
 	trace_amdgpu_ualink_msg_drop(peer->mbox->self, peer->id,
 				     msg ? msg->type : 0, msg ? msg->txn : 0,
 				     amdgpu_ualink_drop_name(why));
 }
 
+/**
+ * amdgpu_ualink_rx_received - count a message the connection layer took
+ * @peer: its sender, locked
+ * @msg: the message
+ */
+void amdgpu_ualink_rx_received(struct amdgpu_ualink_peer *peer,
+			       const struct amdgpu_ualink_msg *msg)
+{
+	lockdep_assert_held(&peer->lock);
+
+	peer->stats.received[msg->type]++;
+	trace_amdgpu_ualink_msg_recv(peer->mbox->self, peer->id, msg->type,
+				     msg->txn);
+}
+
 /* Handle one entry of the peer's ring. Called with the peer locked. */
 static void rx_entry(struct amdgpu_ualink_peer *peer, const u8 *entry)
 {
 	struct amdgpu_ualink_mbox *mbox = peer->mbox;
-	struct amdgpu_ualink_msg msg, rsp;
+	struct amdgpu_ualink_msg msg;
 	enum amdgpu_ualink_drop why;
-	int event = -1;
-	int ret;
 
 	if (amdgpu_ualink_msg_decode(entry, &msg, &why))
-		return rx_drop(peer, NULL, why);
+		return amdgpu_ualink_rx_drop(peer, NULL, why);
 	if (amdgpu_ualink_msg_validate(&msg, peer->id, mbox->self, &why))
-		return rx_drop(peer, &msg, why);
-
-	ret = amdgpu_ualink_conn_receive(peer, &msg, &rsp, &event, &why);
-	if (ret < 0)
-		return rx_drop(peer, &msg, why);
-	peer->stats.received[msg.type]++;
-	trace_amdgpu_ualink_msg_recv(mbox->self, peer->id, msg.type, msg.txn);
-	if (event >= 0 || ret) {
-		/* callbacks run unlocked; the worker keeps them in order */
-		mutex_unlock(&peer->lock);
-		amdgpu_ualink_peer_notify(peer, event);
-		if (ret && mbox->handlers && mbox->handlers->request) {
-			u64 start = ktime_get_ns();
-
-			mbox->handlers->request(mbox->handlers_priv, peer->id,
-						&msg, &rsp);
-			WRITE_ONCE(mbox->work.requests, mbox->work.requests + 1);
-			WRITE_ONCE(mbox->work.request_ns, mbox->work.request_ns +
-				   ktime_get_ns() - start);
-		}
-		mutex_lock(&peer->lock);
-		if (ret)
-			amdgpu_ualink_conn_answer(peer, &msg, &rsp);
-	}
+		return amdgpu_ualink_rx_drop(peer, &msg, why);
+	mbox->events->receive(peer, &msg);
 }
 
 static void rx_drain(struct amdgpu_ualink_peer *peer)
@@ -548,16 +510,10 @@ static void rx_drain(struct amdgpu_ualink_peer *peer)
 	struct amdgpu_ualink_mbox *mbox = peer->mbox;
 	u8 entry[AMDGPU_UALINK_MSG_SIZE];
 	u32 head, tail;
-	int event;
-
-	/* a connection end reported from outside the worker, in order */
-	mutex_lock(&peer->lock);
-	event = peer->pending_event;
-	peer->pending_event = -1;
-	mutex_unlock(&peer->lock);
-	amdgpu_ualink_peer_notify(peer, event);
 
 	mutex_lock(&peer->lock);
+	/* before the ring: what the connection layer deferred comes first */
+	mbox->events->visit(peer);
 	/* quiesced: the ring is read again on resume */
 	if (!hw_begin(mbox))
 		goto unlock;
@@ -678,26 +634,20 @@ static void tick_work(struct work_struct *work)
 	unsigned long now = jiffies, index;
 	struct amdgpu_ualink_peer *peer;
 	bool busy = false;
-	int event;
 
 	/* quiesced: deadlines are looked at again on resume */
 	if (READ_ONCE(mbox->quiesced))
 		return;
 	worker_begin();
 	xa_for_each(&mbox->peers, index, peer) {
-		event = -1;
 		mutex_lock(&peer->lock);
 		/* a consume doorbell may be late, or a post may have failed */
 		if (!list_empty(&peer->txq))
 			amdgpu_ualink_tx_flush(peer);
 		busy |= tx_release_due(peer, now);
-		if (tx_stuck(peer, now))
-			event = amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_LOST,
-						       -ETIMEDOUT);
-		busy |= amdgpu_ualink_conn_tick(peer, now, &event);
+		busy |= mbox->events->tick(peer, now, tx_stuck(peer, now));
 		busy |= !list_empty(&peer->txq);
 		mutex_unlock(&peer->lock);
-		amdgpu_ualink_peer_notify(peer, event);
 	}
 	if (busy)
 		amdgpu_ualink_tick_arm(mbox);
@@ -754,115 +704,87 @@ void amdgpu_ualink_mbox_get_timeout(struct amdgpu_ualink_mbox *mbox,
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_get_timeout);
 
 /**
- * amdgpu_ualink_mbox_create - set up the mailbox of one node
- * @self: the node's accelerator ID
- * @ops: its transport
+ * amdgpu_ualink_link_init - set up a node's transport
+ * @mbox: the node, zeroed
+ * @self: our accelerator ID, checked by the caller
+ * @ops: how the bytes move
  * @ops_priv: passed to @ops
- * @handlers: the export/import layer's callbacks, or NULL: requests then get
- *	their default answer and connection ends are not reported
- * @handlers_priv: passed to @handlers
+ * @events: the connection layer's callbacks
  *
  * Requests time out after the module parameters ``mbox_timeout_ms`` and
  * ``mbox_retries`` (default 5 s and 3), or the defaults when those are out
  * of range; amdgpu_ualink_mbox_set_timeout() changes them per node.
  *
- * Returns: the mailbox, or an ERR_PTR(): -EINVAL for a bad ID, -ENOMEM.
+ * Returns: 0 or -ENOMEM.
  */
-struct amdgpu_ualink_mbox *
-amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
-			  void *ops_priv,
-			  const struct amdgpu_ualink_mbox_handlers *handlers,
-			  void *handlers_priv)
+int amdgpu_ualink_link_init(struct amdgpu_ualink_mbox *mbox, u16 self,
+			    const struct amdgpu_ualink_mbox_ops *ops,
+			    void *ops_priv,
+			    const struct amdgpu_ualink_link_events *events)
 {
-	struct amdgpu_ualink_mbox *mbox;
-
-	if (self >= AMDGPU_UALINK_MAX_ACCELS)
-		return ERR_PTR(-EINVAL);
-
-	mbox = kzalloc(sizeof(*mbox), GFP_KERNEL);
-	if (!mbox)
-		return ERR_PTR(-ENOMEM);
 	/*
 	 * High priority: a message waits for the worker only as long as the
 	 * scheduler makes it, not behind the caller that sent it.
 	 */
 	mbox->wq = alloc_ordered_workqueue("amdgpu_ualink_mbox%u", WQ_HIGHPRI,
 					   self);
-	if (!mbox->wq) {
-		kfree(mbox);
-		return ERR_PTR(-ENOMEM);
-	}
+	if (!mbox->wq)
+		return -ENOMEM;
 	mbox->self = self;
 	mbox->ops = ops;
 	mbox->ops_priv = ops_priv;
-	mbox->handlers = handlers;
-	mbox->handlers_priv = handlers_priv;
+	mbox->events = events;
 	INIT_WORK(&mbox->rx_work, rx_work);
 	INIT_DELAYED_WORK(&mbox->tick, tick_work);
 	spin_lock_init(&mbox->bell_lock);
-	init_waitqueue_head(&mbox->ended_wq);
 	xa_init(&mbox->peers);
-	mutex_init(&mbox->reset_lock);
 	init_rwsem(&mbox->hw_sem);
 	amdgpu_ualink_fault_init(&mbox->fault, self);
-	/*
-	 * A generation and transaction numbers nobody saw before, so that a
-	 * reloaded node looks reset and its requests never match answers
-	 * cached for its previous life.
-	 */
-	mbox->generation = get_random_u64() | 1;
-	atomic_set(&mbox->next_txn, get_random_u32());
 	if (amdgpu_ualink_mbox_set_timeout(mbox, READ_ONCE(mbox_timeout_ms),
 					   READ_ONCE(mbox_retries)))
 		amdgpu_ualink_mbox_set_timeout(mbox, AMDGPU_UALINK_MBOX_TIMEOUT_MS,
 					       AMDGPU_UALINK_MBOX_RETRIES);
-	return mbox;
+	return 0;
 }
-EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_create);
 
 /**
- * amdgpu_ualink_mbox_destroy - tear a node's mailbox down
- * @mbox: the node, or NULL
+ * amdgpu_ualink_link_stop - stop the workers for good
+ * @mbox: the node
  *
- * Requests still outstanding fail with -ESHUTDOWN and no callback is
- * called. The caller guarantees that no other thread calls into @mbox
- * (submit, wait, cancel...) during or after this, and the backend that it
- * rings no doorbell of @mbox once this returns.
+ * No doorbell queues the receive work afterwards. The timer work may still
+ * be queued again (by what the connection layer does meanwhile), until
+ * amdgpu_ualink_link_fini().
  */
-void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox)
+void amdgpu_ualink_link_stop(struct amdgpu_ualink_mbox *mbox)
 {
-	struct amdgpu_ualink_peer *peer;
-	unsigned long index;
-
-	if (!mbox)
-		return;
-
 	spin_lock_irq(&mbox->bell_lock);
 	mbox->dead = true;
 	spin_unlock_irq(&mbox->bell_lock);
 	cancel_work_sync(&mbox->rx_work);
 	cancel_delayed_work_sync(&mbox->tick);
+}
 
-	xa_for_each(&mbox->peers, index, peer) {
-		mutex_lock(&peer->lock);
-		amdgpu_ualink_conn_end(peer, AMDGPU_UALINK_PEER_OFFLINE,
-				       -ESHUTDOWN);
-		mutex_unlock(&peer->lock);
-	}
-	/* the work may have been requeued by the ends above */
+/**
+ * amdgpu_ualink_link_fini - free what amdgpu_ualink_link_init() set up
+ * @mbox: the node, stopped by amdgpu_ualink_link_stop()
+ *
+ * Frees every peer, after &amdgpu_ualink_link_events.peer_fini; not @mbox.
+ */
+void amdgpu_ualink_link_fini(struct amdgpu_ualink_mbox *mbox)
+{
+	struct amdgpu_ualink_peer *peer;
+	unsigned long index;
+
+	/* the connection layer may have queued it since link_stop() */
 	cancel_delayed_work_sync(&mbox->tick);
 	destroy_workqueue(mbox->wq);
-
 	xa_for_each(&mbox->peers, index, peer) {
+		mbox->events->peer_fini(peer);
 		mutex_destroy(&peer->lock);
-		kfree(peer->replies);
 		kfree(peer);
 	}
 	xa_destroy(&mbox->peers);
-	mutex_destroy(&mbox->reset_lock);
-	kfree(mbox);
 }
-EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_destroy);
 
 /**
  * amdgpu_ualink_mbox_quiesce - stop using the transport
@@ -933,18 +855,6 @@ struct amdgpu_ualink_fault *amdgpu_ualink_mbox_fault(struct amdgpu_ualink_mbox *
 	return &mbox->fault;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_fault);
-
-/**
- * amdgpu_ualink_mbox_generation - the node's current generation
- * @mbox: the node
- *
- * Returns: the generation sent in HELLO; it changes at each reset.
- */
-u64 amdgpu_ualink_mbox_generation(struct amdgpu_ualink_mbox *mbox)
-{
-	return READ_ONCE(mbox->generation);
-}
-EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_generation);
 
 static void stats_add(struct amdgpu_ualink_mbox_stats *sum,
 		      const struct amdgpu_ualink_mbox_stats *s)
@@ -1022,85 +932,3 @@ unsigned int amdgpu_ualink_mbox_peers(struct amdgpu_ualink_mbox *mbox)
 	return n;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peers);
-
-/**
- * amdgpu_ualink_mbox_peer_bytes - memory the node spends on one peer
- * @mbox: the node
- * @peer: the peer's ID
- *
- * Returns: bytes allocated for the peer's state (0 if it never talked),
- * not counting messages in flight.
- */
-size_t amdgpu_ualink_mbox_peer_bytes(struct amdgpu_ualink_mbox *mbox, u16 peer)
-{
-	struct amdgpu_ualink_peer *p = xa_load(&mbox->peers, peer);
-	size_t bytes;
-
-	if (!p)
-		return 0;
-	mutex_lock(&p->lock);
-	bytes = ksize(p) + (p->replies ? ksize(p->replies) : 0);
-	mutex_unlock(&p->lock);
-	return bytes;
-}
-EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_bytes);
-
-static const char *const conn_state_names[] = {
-	[AMDGPU_UALINK_CONN_NOT_READY] = "not_ready",
-	[AMDGPU_UALINK_CONN_HELLO_SENT] = "hello_sent",
-	[AMDGPU_UALINK_CONN_ESTABLISHED] = "established",
-	[AMDGPU_UALINK_CONN_OFFLINE] = "offline",
-};
-
-static void print_peer(struct drm_printer *p, struct amdgpu_ualink_peer *peer)
-{
-	const struct amdgpu_ualink_mbox_stats *s = &peer->stats;
-	unsigned int i;
-
-	lockdep_assert_held(&peer->lock);
-
-	drm_printf(p, "peer %u: %s generation %#llx ring %u/%u queued %s\n",
-		   peer->id, conn_state_names[peer->state],
-		   peer->generation_known ? peer->generation : 0,
-		   peer->tx_head - peer->tx_tail, AMDGPU_UALINK_RING_ENTRIES,
-		   list_empty(&peer->txq) ? "no" : "yes");
-	for (i = AMDGPU_UALINK_MSG_HELLO; i < AMDGPU_UALINK_MSG_TYPES; i++)
-		if (s->sent[i] || s->received[i] || s->retransmitted[i])
-			drm_printf(p, "  %-11s sent %llu received %llu retransmitted %llu\n",
-				   amdgpu_ualink_msg_type_name(i), s->sent[i],
-				   s->received[i], s->retransmitted[i]);
-	for (i = 0; i < AMDGPU_UALINK_DROP_REASONS; i++)
-		if (s->dropped[i])
-			drm_printf(p, "  dropped %s %llu\n",
-				   amdgpu_ualink_drop_name(i), s->dropped[i]);
-	for (i = 0; i < AMDGPU_UALINK_FAULT_KINDS; i++)
-		if (s->faults[i])
-			drm_printf(p, "  injected %s %llu\n",
-				   amdgpu_ualink_fault_name(i), s->faults[i]);
-	drm_printf(p, "  timeouts %llu resets %llu generation_changes %llu",
-		   s->timeouts, s->resets, s->generation_changes);
-	drm_printf(p, " duplicate_requests %llu ring_full %llu replies_lost %llu\n",
-		   s->duplicate_requests, s->ring_full, s->replies_lost);
-}
-
-/**
- * amdgpu_ualink_mbox_print - print the node's peers and counters
- * @mbox: the node
- * @p: where to print, e.g. a debugfs file
- */
-void amdgpu_ualink_mbox_print(struct amdgpu_ualink_mbox *mbox,
-			      struct drm_printer *p)
-{
-	struct amdgpu_ualink_peer *peer;
-	unsigned long index;
-
-	drm_printf(p, "node %u generation %#llx peers %u\n", mbox->self,
-		   amdgpu_ualink_mbox_generation(mbox),
-		   amdgpu_ualink_mbox_peers(mbox));
-	xa_for_each(&mbox->peers, index, peer) {
-		mutex_lock(&peer->lock);
-		print_peer(p, peer);
-		mutex_unlock(&peer->lock);
-	}
-}
-EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_print);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * What amdgpu_ualink_mbox.c (rings, transport, workers) and
- * amdgpu_ualink_conn.c (connections and requests) share. Not for other
- * users of the mailbox.
+ * amdgpu_ualink_conn.c (connections and requests) above it share. Not for
+ * other users of the mailbox.
  */
 #ifndef __AMDGPU_UALINK_MBOX_INTERNAL_H__
 #define __AMDGPU_UALINK_MBOX_INTERNAL_H__
@@ -88,10 +88,49 @@ struct amdgpu_ualink_peer {
 	struct amdgpu_ualink_mbox_stats stats;
 };
 
+/**
+ * struct amdgpu_ualink_link_events - what the transport tells the connections
+ *
+ * amdgpu_ualink_mbox.c (rings, doorbells, the worker) is the lower layer and
+ * amdgpu_ualink_conn.c (connections, requests, the export/import layer's
+ * callbacks) the upper one: the connection layer calls the transport's
+ * functions, and the transport reaches the connection layer only through
+ * these, registered by amdgpu_ualink_link_init(). Every one but @peer_init
+ * and @peer_fini runs on the node's worker with the peer locked, and may
+ * unlock it for a while (to call the export/import layer) as long as it
+ * returns with the peer locked again.
+ */
+struct amdgpu_ualink_link_events {
+	/**
+	 * @peer_init: a peer's state was just allocated, not yet visible:
+	 * set up the connection's part of it
+	 */
+	void (*peer_init)(struct amdgpu_ualink_peer *peer);
+	/** @peer_fini: the node is being freed; the workers are stopped */
+	void (*peer_fini)(struct amdgpu_ualink_peer *peer);
+	/**
+	 * @visit: the worker looks at the peer, before reading its ring
+	 * (which it does not while the mailbox is quiesced)
+	 */
+	void (*visit)(struct amdgpu_ualink_peer *peer);
+	/** @receive: a message from the peer that decoded and is valid */
+	void (*receive)(struct amdgpu_ualink_peer *peer,
+			const struct amdgpu_ualink_msg *msg);
+	/**
+	 * @tick: the timer work's look at the peer; @stuck when our ring at
+	 * the peer stayed full for a whole timeout. Returns true while it
+	 * needs the timer.
+	 */
+	bool (*tick)(struct amdgpu_ualink_peer *peer, unsigned long now,
+		     bool stuck);
+};
+
 struct amdgpu_ualink_mbox {
 	u16 self;
 	const struct amdgpu_ualink_mbox_ops *ops;
 	void *ops_priv;
+	/* the connection layer above the transport */
+	const struct amdgpu_ualink_link_events *events;
 	const struct amdgpu_ualink_mbox_handlers *handlers;
 	void *handlers_priv;
 
@@ -105,7 +144,7 @@ struct amdgpu_ualink_mbox {
 	 * from any context, cleared by the receive work.
 	 */
 	DECLARE_BITMAP(bells, AMDGPU_UALINK_MAX_ACCELS);
-	/* set once by destroy; no doorbell queues work afterwards */
+	/* set once by amdgpu_ualink_link_stop(); no doorbell queues work afterwards */
 	bool dead;
 	/* protects dead against doorbells; taken from any context */
 	spinlock_t bell_lock;
@@ -147,8 +186,19 @@ struct amdgpu_ualink_mbox {
 };
 
 /* amdgpu_ualink_mbox.c: transport */
+int amdgpu_ualink_link_init(struct amdgpu_ualink_mbox *mbox, u16 self,
+			    const struct amdgpu_ualink_mbox_ops *ops,
+			    void *ops_priv,
+			    const struct amdgpu_ualink_link_events *events);
+void amdgpu_ualink_link_stop(struct amdgpu_ualink_mbox *mbox);
+void amdgpu_ualink_link_fini(struct amdgpu_ualink_mbox *mbox);
 struct amdgpu_ualink_peer *amdgpu_ualink_peer_get(struct amdgpu_ualink_mbox *mbox,
 						  u16 id);
+void amdgpu_ualink_rx_received(struct amdgpu_ualink_peer *peer,
+			       const struct amdgpu_ualink_msg *msg);
+void amdgpu_ualink_rx_drop(struct amdgpu_ualink_peer *peer,
+			   const struct amdgpu_ualink_msg *msg,
+			   enum amdgpu_ualink_drop why);
 void amdgpu_ualink_tx_queue(struct amdgpu_ualink_peer *peer,
 			    struct amdgpu_ualink_tx *tx);
 void amdgpu_ualink_tx_flush(struct amdgpu_ualink_peer *peer);
@@ -156,20 +206,5 @@ void amdgpu_ualink_tx_forget(struct amdgpu_ualink_peer *peer);
 void amdgpu_ualink_tx_reply(struct amdgpu_ualink_peer *peer, const u8 *wire,
 			    u8 type);
 void amdgpu_ualink_tick_arm(struct amdgpu_ualink_mbox *mbox);
-void amdgpu_ualink_peer_notify(struct amdgpu_ualink_peer *peer, int event);
-void amdgpu_ualink_peer_defer_event(struct amdgpu_ualink_peer *peer, int event);
-
-/* amdgpu_ualink_conn.c: connections and requests */
-int amdgpu_ualink_conn_receive(struct amdgpu_ualink_peer *peer,
-			       const struct amdgpu_ualink_msg *msg,
-			       struct amdgpu_ualink_msg *rsp, int *event,
-			       enum amdgpu_ualink_drop *why);
-void amdgpu_ualink_conn_answer(struct amdgpu_ualink_peer *peer,
-			       const struct amdgpu_ualink_msg *req,
-			       struct amdgpu_ualink_msg *rsp);
-bool amdgpu_ualink_conn_tick(struct amdgpu_ualink_peer *peer,
-			     unsigned long now, int *event);
-int amdgpu_ualink_conn_end(struct amdgpu_ualink_peer *peer,
-			   enum amdgpu_ualink_peer_event why, int err);
 
 #endif /* __AMDGPU_UALINK_MBOX_INTERNAL_H__ */

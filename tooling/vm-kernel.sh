@@ -7,7 +7,7 @@
 #   vm-kernel.sh bench  the benchmark guest (vm-guest.config and
 #                       vm-bench.config: no sanitizers, no lockdep) in
 #                       $OUT/vm-bench
-# Cold (ccache empty, 2 cores): the debug guest about 25 minutes, the
+# Cold (ccache empty, 2 cores): the debug guest about 17 minutes, the
 # benchmark guest about 13; warm: seconds.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,7 @@ if [ -n "${UALINK_CHECK_RUN:-}" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$UALINK_
 fi
 rm -f "$stamp"
 kconfigure "$o" "${frags[@]}"
-echo "vm-kernel: building the ${1:-debug} guest kernel in $o (cold: the debug one about 25 min, the benchmark one about 13)"
+echo "vm-kernel: building the ${1:-debug} guest kernel in $o (cold: the debug one about 17 min, the benchmark one about 13)"
 # vmlinux and modules together: modpost needs the built-in GPU_BUDDY.
 if ! progress vm-kernel "$o" "$o/build.log" kmake "$o" -s "${wflags[@]}" bzImage modules; then
 	grep -E 'error|Error' "$o/build.log" | head -n 30 >&2

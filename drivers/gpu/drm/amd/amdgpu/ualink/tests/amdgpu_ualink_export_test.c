@@ -1171,7 +1171,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_no_space),
 	KUNIT_CASE(export_destroy_revokes),
 	KUNIT_CASE(export_revoke_waits_for_gpu_work),
-	KUNIT_CASE(export_revoke_bounded),
+	KUNIT_CASE_SLOW(export_revoke_bounded),
 	KUNIT_CASE(export_destroy_waits_for_undo),
 	KUNIT_CASE(export_reset_waits_for_undo),
 	KUNIT_CASE(export_importer_reset),

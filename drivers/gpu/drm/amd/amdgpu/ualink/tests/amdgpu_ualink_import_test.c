@@ -637,7 +637,7 @@ static void import_drop_nonmembers(struct kunit *test)
 static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_basic_and_twice),
 	KUNIT_CASE(import_concurrent),
-	KUNIT_CASE(import_errors),
+	KUNIT_CASE_SLOW(import_errors),
 	KUNIT_CASE(import_batch),
 	KUNIT_CASE(import_exporter_reset),
 	KUNIT_CASE(import_dev_reset),

@@ -1034,7 +1034,7 @@ static struct kunit_case amdgpu_ualink_pt_cases[] = {
 	KUNIT_CASE(pt_large_leaf_selection),
 	KUNIT_CASE(pt_restore_after_reset),
 	KUNIT_CASE(pt_no_huge_format),
-	KUNIT_CASE(pt_random_round_trips),
+	KUNIT_CASE_SLOW(pt_random_round_trips),
 	KUNIT_CASE(pt_alloc_failure_at_every_step),
 	KUNIT_CASE(pt_unmap_frees_after_shootdown),
 	KUNIT_CASE(pt_overlap_rejected),

@@ -8,6 +8,7 @@
 #include <linux/errno.h>
 #include <linux/export.h>
 #include <linux/lockdep.h>
+#include <linux/log2.h>
 #include <linux/overflow.h>
 #include <linux/scatterlist.h>
 #include <linux/sizes.h>
@@ -97,6 +98,7 @@ struct pt_map {
 	u64 dir;	/* bits of a directory entry besides the address */
 	u64 leaf;	/* bits of a 4 KiB leaf besides the address */
 	u64 huge;	/* bits of a large leaf besides the address; 0: none */
+	u64 limit;	/* the highest local address an entry can hold */
 };
 
 static unsigned int pt_shift(unsigned int level)
@@ -185,15 +187,25 @@ static void pt_commit(struct amdgpu_ualink_pt *pt,
 		pt->ops->commit(pt->priv, &node->table, first, count);
 }
 
-/* Move the cursor to a chunk with bytes left; -EINVAL if none or misaligned. */
-static int pt_cursor_next(struct amdgpu_ualink_pt_cursor *cur)
+/* Is the cursor's chunk 4 KiB aligned, with no byte above @limit? */
+static __always_inline bool
+pt_chunk_ok(const struct amdgpu_ualink_pt_cursor *cur, u64 limit)
+{
+	return IS_ALIGNED(cur->addr | cur->size, PT_PAGE) && cur->addr <= limit &&
+	       (!cur->size || cur->size - 1 <= limit - cur->addr);
+}
+
+/*
+ * Move the cursor to a chunk with bytes left; -EINVAL if there is none or
+ * it is misaligned or above what an entry can hold.
+ */
+static __always_inline int
+pt_cursor_next(struct amdgpu_ualink_pt_cursor *cur, u64 limit)
 {
 	while (!cur->size)
 		if (!cur->next || !cur->next(cur))
 			return -EINVAL;
-	if (!IS_ALIGNED(cur->addr | cur->size, PT_PAGE))
-		return -EINVAL;
-	return 0;
+	return pt_chunk_ok(cur, limit) ? 0 : -EINVAL;
 }
 
 static void pt_cursor_advance(struct pt_map *m, u64 size)
@@ -213,7 +225,9 @@ static bool pt_can_huge(const struct pt_map *m, u64 size)
 /*
  * Write 4 KiB leaves into a last-level table: the hot loop. The cursor is
  * kept in locals so that the stores to the table, which may alias it as far
- * as the compiler knows, do not force it through memory.
+ * as the compiler knows, do not force it through memory. Every address is
+ * at most &pt_map.limit, so the leaves of one chunk are an arithmetic
+ * progression, written four at a time.
  */
 static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 		       struct amdgpu_ualink_pt_node *node, struct pt_map *m)
@@ -221,8 +235,9 @@ static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 	struct amdgpu_ualink_pt_cursor *cur = m->cur;
 	unsigned int first = pt_index(m->offset, PT_LAST), i = first, last;
 	const u64 mask = m->mask, leaf = m->leaf;
-	u64 addr = cur->addr, left = cur->size;
-	u64 *cpu = node->table.cpu;
+	u64 addr = cur->addr, left = cur->size, pte;
+	u64 *cpu = node->table.cpu, *p;
+	bool empty = !node->used;
 	int ret = 0;
 
 	lockdep_assert_held(&pt->lock);
@@ -232,21 +247,29 @@ static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 	 * An empty table (a new one, most of the time) has nothing to
 	 * collide with: write each chunk's run of entries without looking.
 	 */
-	while (!node->used && i < last) {
+	while (empty && i < last) {
 		unsigned int n, k;
 
 		if (unlikely(!left)) {
 			cur->addr = addr;
 			cur->size = 0;
-			ret = pt_cursor_next(cur);
+			ret = pt_cursor_next(cur, m->limit);
 			if (ret)
 				goto out;
 			addr = cur->addr;
 			left = cur->size;
 		}
 		n = min_t(u64, last - i, left / PT_PAGE);
-		for (k = 0; k < n; k++)
-			cpu[i + k] = ((addr + (u64)k * PT_PAGE) & mask) | leaf;
+		pte = (addr & mask) | leaf;
+		p = cpu + i;
+		for (k = 0; k + 4 <= n; k += 4, pte += 4 * PT_PAGE) {
+			p[k] = pte;
+			p[k + 1] = pte + PT_PAGE;
+			p[k + 2] = pte + 2 * PT_PAGE;
+			p[k + 3] = pte + 3 * PT_PAGE;
+		}
+		for (; k < n; k++, pte += PT_PAGE)
+			p[k] = pte;
 		i += n;
 		addr += (u64)n * PT_PAGE;
 		left -= (u64)n * PT_PAGE;
@@ -259,7 +282,7 @@ static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 		if (unlikely(!left)) {
 			cur->addr = addr;
 			cur->size = 0;
-			ret = pt_cursor_next(cur);
+			ret = pt_cursor_next(cur, m->limit);
 			if (ret)
 				break;
 			addr = cur->addr;
@@ -296,7 +319,7 @@ static int pt_map_dir(struct amdgpu_ualink_pt *pt,
 				break;
 			}
 			if (!m->cur->size) {
-				ret = pt_cursor_next(m->cur);
+				ret = pt_cursor_next(m->cur, m->limit);
 				if (ret)
 					break;
 			}
@@ -427,6 +450,13 @@ static bool pt_leaf_straddles(struct amdgpu_ualink_pt *pt, u64 offset)
 	return false;
 }
 
+/* Bits 12 and up to some bit, all of them: GENMASK_ULL(h, 12). */
+static bool pt_addr_mask_ok(u64 mask)
+{
+	return mask && !(mask & (PT_PAGE - 1)) &&
+	       is_power_of_2((mask >> 12) + 1);
+}
+
 static bool pt_range_ok(u64 offset, u64 size)
 {
 	return size && IS_ALIGNED(offset | size, PT_PAGE) &&
@@ -439,11 +469,13 @@ static bool pt_range_ok(u64 offset, u64 size)
  * @pt: the manager
  * @ops: the backend
  * @fmt: how the backend's hardware reads entries; @fmt->valid must not be 0
+ *	 and @fmt->addr_mask must be GENMASK_ULL(h, 12) for some h
  * @priv: passed to the backend's callbacks
  *
  * Allocates the root table.
  *
- * Returns: 0; -EINVAL for a format without valid bits; or the error of
+ * Returns: 0; -EINVAL for a format without valid bits or with another
+ * address mask; or the error of
  * &amdgpu_ualink_pt_ops.alloc_table, or -ENOMEM.
  */
 int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
@@ -454,7 +486,7 @@ int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
 	struct amdgpu_ualink_pt_node *root;
 	unsigned int level;
 
-	if (!fmt->valid)
+	if (!fmt->valid || !pt_addr_mask_ok(fmt->addr_mask))
 		return -EINVAL;
 
 	pt->ops = ops;
@@ -583,10 +615,12 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_pt_restore);
  * this call allocated is freed again.
  *
  * Returns: 0; -EINVAL when the range is malformed or leaves the window, or
- * the memory is shorter than @size or not 4 KiB aligned; -EEXIST when part
- * of the range is mapped already; -ENOMEM or the backend's error when a
- * table cannot be allocated. When several of these apply, the first one
- * met walking the range upwards is returned.
+ * the memory is shorter than @size, not 4 KiB aligned or above the highest
+ * address an entry can hold (&amdgpu_ualink_pte_format.addr_mask: no
+ * address is truncated); -EEXIST when part of the range is mapped already;
+ * -ENOMEM or the backend's error when a table cannot be allocated. When
+ * several of these apply, the first one met walking the range upwards is
+ * returned.
  */
 int amdgpu_ualink_pt_map(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,
 			 struct amdgpu_ualink_pt_cursor *cur)
@@ -600,12 +634,12 @@ int amdgpu_ualink_pt_map(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,
 		.dir = fmt->valid,
 		.leaf = fmt->valid | fmt->leaf,
 		.huge = fmt->huge ? fmt->valid | fmt->leaf | fmt->huge : 0,
+		.limit = fmt->addr_mask | (PT_PAGE - 1),
 	};
 	LIST_HEAD(empty);
 	int ret;
 
-	if (!pt_range_ok(offset, size) ||
-	    !IS_ALIGNED(cur->addr | cur->size, PT_PAGE))
+	if (!pt_range_ok(offset, size) || !pt_chunk_ok(cur, m.limit))
 		return -EINVAL;
 
 	mutex_lock(&pt->lock);

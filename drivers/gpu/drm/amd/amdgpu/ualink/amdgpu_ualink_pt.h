@@ -49,7 +49,12 @@ struct amdgpu_ualink_pte_format {
 	u64 huge;
 	/** @leaf: bits set in every leaf entry (access flags, fabric bits) */
 	u64 leaf;
-	/** @addr_mask: the bits of an entry that hold a 4 KiB-aligned address */
+	/**
+	 * @addr_mask: the bits of an entry that hold a 4 KiB-aligned address,
+	 * bit 12 and every bit above it up to the highest:
+	 * GENMASK_ULL(h, 12); an address above @addr_mask | 0xfff cannot be
+	 * mapped
+	 */
 	u64 addr_mask;
 };
 

@@ -76,15 +76,25 @@ struct amdgpu_ualink_vpod_ring {
 struct amdgpu_ualink_vpod_node {
 	/** @id: accelerator ID */
 	u16 id;
-	/** @vpod: the virtual pod it belongs to, under the fabric's lock */
+	/**
+	 * @vpod: the virtual pod it belongs to; written under the fabric's
+	 * lock, read without a lock (READ_ONCE()) by the membership check
+	 * every import makes
+	 */
 	u32 vpod;
 	/**
-	 * @vpod_size: accelerators in @vpod, under the fabric's lock: kept
-	 * up to date by a move, so that INFO (which every ioctl asks) costs
-	 * the same in a pod of 1,024 as in a pod of 2
+	 * @vpod_size: accelerators in @vpod, written under the fabric's lock
+	 * and read without one, as @vpod: kept up to date by a move, so that
+	 * INFO (which every ioctl asks) costs the same in a pod of 1,024 as
+	 * in a pod of 2
 	 */
 	u32 vpod_size;
-	/** @state: &enum amdgpu_ualink_vpod_state, under the fabric's lock */
+	/**
+	 * @state: &enum amdgpu_ualink_vpod_state, written under
+	 * @control_lock and the fabric's lock, read without a lock; a change
+	 * to offline waits for every doorbell that may have read the old
+	 * state (set_state())
+	 */
 	int state;
 	/** @udev: the core's state of the accelerator */
 	struct amdgpu_ualink_dev udev;
@@ -137,7 +147,14 @@ struct amdgpu_ualink_vpod_node {
 	u64 heap_handle[2];
 	/** @heap_pins: pins of it, under &amdgpu_ualink_dev.lock of @udev */
 	int heap_pins;
-	/** @stopped: its mailbox is going, under the fabric's lock */
+	/**
+	 * @doorbell_lock: held across a doorbell rung at this accelerator,
+	 * and to set @stopped, so that no doorbell reaches a mailbox being
+	 * destroyed; one per accelerator, so that senders to different
+	 * accelerators never wait for each other
+	 */
+	spinlock_t doorbell_lock;
+	/** @stopped: its mailbox is going, under @doorbell_lock */
 	bool stopped;
 	/** @debugfs: the node's debugfs directory */
 	struct dentry *debugfs;
@@ -149,7 +166,10 @@ struct amdgpu_ualink_vpod_node {
  * struct amdgpu_ualink_vpod - the whole emulated pod
  */
 struct amdgpu_ualink_vpod {
-	/** @lock: protects every node's vpod and state */
+	/**
+	 * @lock: serialises changes of every node's vpod, vpod_size and
+	 * state, and reads that need them together (the active set)
+	 */
 	spinlock_t lock;
 	/** @num_nodes: accelerators, IDs 0 to @num_nodes - 1 */
 	unsigned int num_nodes;

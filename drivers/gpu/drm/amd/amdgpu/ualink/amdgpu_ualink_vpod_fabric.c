@@ -4,6 +4,7 @@
 #include <linux/io.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
@@ -89,20 +90,25 @@ struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id)
 	return id < pod->num_nodes ? pod->nodes[id] : NULL;
 }
 
-/* The fabric carries nothing to or from an accelerator that is offline. */
+/*
+ * The fabric carries nothing to or from an accelerator that is offline.
+ * Only the receiver's lock is taken: senders to different accelerators
+ * never wait for each other. The region is an RCU read-side critical
+ * section (interrupts are off), which set_state() waits for.
+ */
 static void ring_doorbell(struct amdgpu_ualink_vpod_node *from, u16 to)
 {
-	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
 	struct amdgpu_ualink_vpod_node *peer = amdgpu_ualink_vpod_node(to);
 	unsigned long flags;
 
 	if (!peer)
 		return;
-	spin_lock_irqsave(&pod->lock, flags);
-	if (from->state != AMDGPU_UALINK_VPOD_OFFLINE &&
-	    peer->state != AMDGPU_UALINK_VPOD_OFFLINE && !peer->stopped)
+	spin_lock_irqsave(&peer->doorbell_lock, flags);
+	if (READ_ONCE(from->state) != AMDGPU_UALINK_VPOD_OFFLINE &&
+	    READ_ONCE(peer->state) != AMDGPU_UALINK_VPOD_OFFLINE &&
+	    !peer->stopped)
 		amdgpu_ualink_mbox_doorbell(peer->udev.mbox, from->id);
-	spin_unlock_irqrestore(&pod->lock, flags);
+	spin_unlock_irqrestore(&peer->doorbell_lock, flags);
 }
 
 static struct amdgpu_ualink_vpod_ring *ring_at(u16 receiver, u16 sender)
@@ -526,17 +532,14 @@ void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
  */
 bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer)
 {
-	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
 	struct amdgpu_ualink_vpod_node *p = amdgpu_ualink_vpod_node(peer);
-	unsigned long flags;
-	bool ret;
 
-	if (!p)
-		return false;
-	spin_lock_irqsave(&pod->lock, flags);
-	ret = node->state != AMDGPU_UALINK_VPOD_RESETTING && p->vpod == node->vpod;
-	spin_unlock_irqrestore(&pod->lock, flags);
-	return ret;
+	/*
+	 * No lock: the answer holds for an instant either way, and a move
+	 * or a reset cleans up after itself once it is visible.
+	 */
+	return p && READ_ONCE(node->state) != AMDGPU_UALINK_VPOD_RESETTING &&
+	       READ_ONCE(p->vpod) == READ_ONCE(node->vpod);
 }
 
 /**
@@ -559,8 +562,8 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 	spin_lock_irqsave(&pod->lock, flags);
 	old = node->vpod;
 	if (old != vpod) {
-		node->vpod = vpod;
-		node->vpod_size = 1;
+		WRITE_ONCE(node->vpod, vpod);
+		WRITE_ONCE(node->vpod_size, 1);
 	}
 	for (i = 0; old != vpod && i < pod->num_nodes; i++) {
 		struct amdgpu_ualink_vpod_node *p = pod->nodes[i];
@@ -568,11 +571,11 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 		if (p == node)
 			continue;
 		if (p->vpod == old)
-			p->vpod_size--;
+			WRITE_ONCE(p->vpod_size, p->vpod_size - 1);
 		else if (p->vpod == vpod)
-			p->vpod_size++;
+			WRITE_ONCE(p->vpod_size, p->vpod_size + 1);
 		if (p->vpod == vpod)
-			node->vpod_size++;
+			WRITE_ONCE(node->vpod_size, node->vpod_size + 1);
 	}
 	spin_unlock_irqrestore(&pod->lock, flags);
 	for (i = 0; i < pod->num_nodes; i++) {
@@ -590,12 +593,9 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
 			     u32 *size)
 {
-	unsigned long flags;
-
-	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
-	*vpod = node->vpod;
-	*size = node->vpod_size;
-	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
+	/* every ioctl asks: no lock, an answer of one instant or another */
+	*vpod = READ_ONCE(node->vpod);
+	*size = READ_ONCE(node->vpod_size);
 }
 
 /**
@@ -630,13 +630,21 @@ int amdgpu_ualink_vpod_state(struct amdgpu_ualink_vpod_node *node)
 	return READ_ONCE(node->state);
 }
 
+/*
+ * Once an accelerator is offline, the fabric carries no more doorbells to
+ * or from it: wait for those that read the old state (ring_doorbell()
+ * runs with interrupts off, an RCU read-side critical section).
+ */
 static void set_state(struct amdgpu_ualink_vpod_node *node, int state)
 {
 	unsigned long flags;
 
+	lockdep_assert_held(&node->control_lock);
 	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
 	WRITE_ONCE(node->state, state);
 	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
+	if (state == AMDGPU_UALINK_VPOD_OFFLINE)
+		synchronize_rcu();
 }
 
 /**
@@ -839,6 +847,7 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, u64 vram_size,
 	xa_init(&node->rings);
 	spin_lock_init(&node->tlb_lock);
 	spin_lock_init(&node->walk_lock);
+	spin_lock_init(&node->doorbell_lock);
 	mt_init(&node->access);
 	mutex_init(&node->access_lock);
 	mutex_init(&node->control_lock);
@@ -876,9 +885,9 @@ static void node_stop(struct amdgpu_ualink_vpod_node *node)
 	unsigned long flags;
 
 	/* no doorbell reaches the mailbox from now on */
-	spin_lock_irqsave(&amdgpu_ualink_vpod->lock, flags);
+	spin_lock_irqsave(&node->doorbell_lock, flags);
 	node->stopped = true;
-	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
+	spin_unlock_irqrestore(&node->doorbell_lock, flags);
 	amdgpu_ualink_dev_fini(&node->udev);
 	amdgpu_ualink_pt_fini(&node->pt);
 }

@@ -16,7 +16,10 @@ set grid
 plot dir.'/lat-prime-cached.dat' w l lw 2 t "PRIME handle->fd, cached", \
      dir.'/lat-prime-fresh.dat' w l lw 2 t "PRIME handle->fd->handle, fresh", \
      dir.'/lat-info.dat' w l t "UALink INFO", \
-     dir.'/lat-again.dat' w l t "UALink repeated import", \
+     dir.'/lat-prime-b2b.dat' w l lw 2 t "PRIME handle->fd, cached, back to back", \
+     dir.'/lat-pipe.dat' w l lw 2 dt 3 t "thread round trip (pipe)", \
+     dir.'/lat-again.dat' w l t "UALink repeated import, after a first", \
+     dir.'/lat-again-b2b.dat' w l t "UALink repeated import, back to back", \
      dir.'/lat-export.dat' w l t "UALink export", \
      dir.'/lat-first.dat' w l t "UALink first import (wall)", \
      dir.'/lat-first-cpu.dat' w l dt 2 t "UALink first import (importer CPU)", \

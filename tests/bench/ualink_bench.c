@@ -10,7 +10,8 @@
  *      export: a new dma-buf) and cached (the dma-buf exists: an fd
  *      install, and a lookup of the handle the importer has);
  *  (a) the fixed cost of the ioctl: OP_INFO alone;
- *      export of a fresh buffer, first import, repeated import;
+ *      export of a fresh buffer, first import, repeated import (right
+ *      after the first, and back to back beside PRIME back to back);
  *  (b) the importing thread's CPU time per first import beside its wall
  *      time: on an emulator whose two vCPUs run every accelerator, the
  *      wall time also holds the exporter's work and the scheduler's;
@@ -19,7 +20,9 @@
  *  (d) wake-up latency: doorbell -> start of the receiving worker;
  *  (e) a batch T(N) = a + b N, N = 1...1,023, from one exporter and from
  *      N exporters, wall and importer CPU time;
- *  (f) release: close -> the exporter's grants back to 0, timed alone.
+ *  (f) release: close -> the exporter's grants back to 0, timed alone;
+ *      and the emulator's floor for a first import: a round trip between
+ *      two threads through pipes.
  *
  * Files written to the current directory for the plot: lat-<figure>.dat
  * (sorted samples, us), tn-one.dat and tn-many.dat (N, wall us, CPU us),
@@ -28,6 +31,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,7 +242,7 @@ static void gem_close(int fd, uint32_t h)
 }
 
 struct prime {
-	struct figure h2fd, fd2h, round, h2fd_cached, fd2h_cached;
+	struct figure h2fd, fd2h, round, h2fd_cached, fd2h_cached, h2fd_b2b;
 };
 
 /*
@@ -248,7 +252,8 @@ struct prime {
  */
 static struct prime prime_anchor(void)
 {
-	static uint64_t h2fd[N], fd2h[N], round[N], h2fd_c[N], fd2h_c[N];
+	static uint64_t h2fd[N], fd2h[N], round[N], h2fd_c[N], fd2h_c[N],
+			h2fd_b2b[N];
 	int a = open_node("vgem", 0, 1), b = open_node("vgem", 0, 1);
 	struct prime p;
 	int i;
@@ -285,14 +290,88 @@ static struct prime prime_anchor(void)
 		gem_close(b, h2);
 		gem_close(a, c.handle);
 	}
+	/*
+	 * Cached again, back to back: the same buffer's handle -> fd N times
+	 * in a row, each timed alone, as the repeated import is below.
+	 */
+	{
+		struct drm_mode_create_dumb c = { .width = 1024, .height = 16, .bpp = 32 };
+		int held, fd;
+
+		ioc(a, DRM_IOCTL_MODE_CREATE_DUMB, &c, "vgem dumb create");
+		if (drmPrimeHandleToFD(a, c.handle, DRM_CLOEXEC, &held))
+			die("PRIME handle->fd");
+		for (i = 0; i < N; i++) {
+			uint64_t t0 = now_ns();
+
+			if (drmPrimeHandleToFD(a, c.handle, DRM_CLOEXEC, &fd))
+				die("PRIME handle->fd, back to back");
+			h2fd_b2b[i] = now_ns() - t0;
+			close(fd);
+		}
+		close(held);
+		gem_close(a, c.handle);
+	}
 	close(a);
 	close(b);
+	p.h2fd_b2b = stats("PRIME handle->fd, cached, back to back", "prime-b2b",
+			   h2fd_b2b, N);
 	p.h2fd = stats("PRIME handle->fd, fresh", "prime-h2fd", h2fd, N);
 	p.fd2h = stats("PRIME fd->handle, fresh", "prime-fd2h", fd2h, N);
 	p.round = stats("PRIME handle->fd->handle, fresh", "prime-fresh", round, N);
 	p.h2fd_cached = stats("PRIME handle->fd, cached", "prime-cached", h2fd_c, N);
 	p.fd2h_cached = stats("PRIME fd->handle, cached", NULL, fd2h_c, N);
 	return p;
+}
+
+/*
+ * The emulator's floor for any request and answer between two threads:
+ * one byte to a thread that sends it back through a second pipe, back to
+ * back. A first import needs at least these two wake-ups (the exporter's
+ * worker, then the importer's side) and has a third. After idling, the
+ * same round trip measured anywhere from 34 us to 2.3 ms in the guests of
+ * 2026-12-03 (QEMU waking halted vCPUs), too erratic for a floor.
+ */
+static int pipe_to[2], pipe_back[2];
+
+static void *pipe_echo(void *arg)
+{
+	char c;
+
+	while (read(pipe_to[0], &c, 1) == 1 && write(pipe_back[1], &c, 1) == 1)
+		;
+	return arg;
+}
+
+static void pipe_anchor(struct figure *wall, struct figure *cpu)
+{
+	static uint64_t w[N], c[N];
+	pthread_t echo;
+	char byte = 0;
+	int i;
+
+	if (pipe(pipe_to) || pipe(pipe_back))
+		die("pipe");
+	errno = pthread_create(&echo, NULL, pipe_echo, NULL);
+	if (errno)
+		die("thread");
+	for (i = 0; i < N; i++) {
+		uint64_t t, tc;
+
+		tc = cpu_ns();
+		t = now_ns();
+		if (write(pipe_to[1], &byte, 1) != 1 || read(pipe_back[0], &byte, 1) != 1)
+			die("pipe round trip");
+		w[i] = now_ns() - t;
+		c[i] = cpu_ns() - tc;
+	}
+	close(pipe_to[1]);
+	pthread_join(echo, NULL);
+	close(pipe_to[0]);
+	close(pipe_back[0]);
+	close(pipe_back[1]);
+	*wall = stats("thread round trip (pipe)", "pipe", w, N);
+	*cpu = stats("thread round trip, caller CPU", NULL, c, N);
 }
 
 static uint32_t vpod_create(int fd, uint64_t size)
@@ -453,12 +532,12 @@ static void batch_warm(int i0, struct drm_amdgpu_ualink_batch_entry *e, int n)
 int main(void)
 {
 	static uint64_t info_ns[N], exp_ns[N], first_ns[N], first_cpu[N],
-			again_ns[N], release_ns[N];
+			again_ns[N], again_b2b_ns[N], release_ns[N];
 	static struct drm_amdgpu_ualink_handle h[N];
 	static uint32_t gem[N];
 	static struct drm_amdgpu_ualink_batch_entry one[MAX_BATCH], many[MAX_BATCH];
 	int e0 = open_accel(EXPORTER), i0 = open_accel(0);
-	struct figure info, exp, first, firstc, again, release;
+	struct figure info, exp, first, firstc, again, again_b2b, release, rt, rtc;
 	struct worker w0a, w0b, w1a, w1b;
 	uint32_t *batch_gem;
 	struct tn tn1, tnn;
@@ -469,6 +548,7 @@ int main(void)
 
 	table = data_file("", "table", "txt");
 	p = prime_anchor();
+	pipe_anchor(&rt, &rtc);
 
 	/* (a) the fixed cost of the ioctl */
 	for (i = 0; i < N; i++) {
@@ -523,6 +603,30 @@ int main(void)
 	}
 	w0b = worker_read(0);
 	w1b = worker_read(EXPORTER);
+
+	/*
+	 * The repeated import back to back, as PRIME's back-to-back figure:
+	 * one live import, then its handle N times in a row. Right after a
+	 * first import (above), the importing thread has just slept through
+	 * the round trip and its worker may still be finishing; in a row,
+	 * neither.
+	 */
+	{
+		int held, fd;
+
+		lib_check(ualink_import(i0, h[0], AMDGPU_UALINK_IMPORT_CLOEXEC, &held),
+			  "import");
+		for (i = 0; i < N; i++) {
+			uint64_t t = now_ns();
+
+			lib_check(ualink_import(i0, h[0], AMDGPU_UALINK_IMPORT_CLOEXEC, &fd),
+				  "import back to back");
+			again_b2b_ns[i] = now_ns() - t;
+			close(fd);
+		}
+		close(held);
+		settle(0, "imports", 0);
+	}
 	for (i = 0; i < N; i++)
 		gem_close(e0, gem[i]);
 	settle(EXPORTER, "exports", 0);
@@ -572,7 +676,8 @@ int main(void)
 	exp = stats("export (fresh buffer)", "export", exp_ns, N);
 	first = stats("first import, wall (NPA_REQ round trip)", "first", first_ns, N);
 	firstc = stats("first import, importer CPU", "first-cpu", first_cpu, N);
-	again = stats("repeated import (live handle)", "again", again_ns, N);
+	again = stats("repeated import, after a first import", "again", again_ns, N);
+	again_b2b = stats("repeated import, back to back", "again-b2b", again_b2b_ns, N);
 	release = stats("release (close -> exporter grants 0)", "release", release_ns, N);
 
 	out("\nUALink uAPI on the emulated pod: %ld vCPUs, %d samples each (batches: %d runs per size)\n",
@@ -583,11 +688,17 @@ int main(void)
 	anchor_row(p.round);
 	anchor_row(p.h2fd_cached);
 	anchor_row(p.fd2h_cached);
+	anchor_row(p.h2fd_b2b);
+	anchor_row(rt);
+	anchor_row(rtc);
 	figure_row(info, p.fd2h_cached, "cached fd->handle", 0);
 	figure_row(exp, p.round, "fresh round trip", 1.5);
 	figure_row(first, p.round, "fresh round trip", 3);
 	figure_row(firstc, p.round, "fresh round trip", 3);
+	figure_row(first, rt, "thread round trip", 0);
+	figure_row(firstc, rtc, "its caller CPU", 0);
 	figure_row(again, p.h2fd_cached, "cached handle->fd", 1);
+	figure_row(again_b2b, p.h2fd_b2b, "b2b cached handle->fd", 1);
 	figure_row(release, p.round, "fresh round trip", 0);
 	batch_rows("1 exporter", tn1, first, p.round);
 	batch_rows("N exporters", tnn, first, p.round);

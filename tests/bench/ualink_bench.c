@@ -689,8 +689,8 @@ int main(void)
 	anchor_row(p.h2fd_cached);
 	anchor_row(p.fd2h_cached);
 	anchor_row(p.h2fd_b2b);
-	anchor_row(rt);
-	anchor_row(rtc);
+	figure_row(rt, p.round, "fresh round trip", 0);
+	figure_row(rtc, p.round, "fresh round trip", 0);
 	figure_row(info, p.fd2h_cached, "cached fd->handle", 0);
 	figure_row(exp, p.round, "fresh round trip", 1.5);
 	figure_row(first, p.round, "fresh round trip", 3);

@@ -226,7 +226,8 @@ static bool pt_can_huge(const struct pt_map *m, u64 size)
  * Write 4 KiB leaves into a last-level table: the hot loop. The cursor is
  * kept in locals so that the stores to the table, which may alias it as far
  * as the compiler knows, do not force it through memory. Every address is
- * at most &pt_map.limit, so the leaves of one chunk are an arithmetic
+ * at most &pt_map.limit and no flag bit lies in the address bits
+ * (amdgpu_ualink_pt_init()), so the leaves of one chunk are an arithmetic
  * progression, written four at a time.
  */
 static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
@@ -468,14 +469,15 @@ static bool pt_range_ok(u64 offset, u64 size)
  * amdgpu_ualink_pt_init - set up the NPA page tables of an accelerator
  * @pt: the manager
  * @ops: the backend
- * @fmt: how the backend's hardware reads entries; @fmt->valid must not be 0
- *	 and @fmt->addr_mask must be GENMASK_ULL(h, 12) for some h
+ * @fmt: how the backend's hardware reads entries; @fmt->valid must not be 0,
+ *	 @fmt->addr_mask must be GENMASK_ULL(h, 12) for some h, and no bit of
+ *	 @fmt->valid, @fmt->huge or @fmt->leaf may lie in it
  * @priv: passed to the backend's callbacks
  *
  * Allocates the root table.
  *
- * Returns: 0; -EINVAL for a format without valid bits or with another
- * address mask; or the error of
+ * Returns: 0; -EINVAL for a format without valid bits, with another
+ * address mask or with flag bits in it; or the error of
  * &amdgpu_ualink_pt_ops.alloc_table, or -ENOMEM.
  */
 int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
@@ -486,7 +488,8 @@ int amdgpu_ualink_pt_init(struct amdgpu_ualink_pt *pt,
 	struct amdgpu_ualink_pt_node *root;
 	unsigned int level;
 
-	if (!fmt->valid || !pt_addr_mask_ok(fmt->addr_mask))
+	if (!fmt->valid || !pt_addr_mask_ok(fmt->addr_mask) ||
+	    (fmt->valid | fmt->huge | fmt->leaf) & fmt->addr_mask)
 		return -EINVAL;
 
 	pt->ops = ops;

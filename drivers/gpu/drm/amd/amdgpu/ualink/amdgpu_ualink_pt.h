@@ -52,8 +52,8 @@ struct amdgpu_ualink_pte_format {
 	/**
 	 * @addr_mask: the bits of an entry that hold a 4 KiB-aligned address,
 	 * bit 12 and every bit above it up to the highest:
-	 * GENMASK_ULL(h, 12); an address above @addr_mask | 0xfff cannot be
-	 * mapped
+	 * GENMASK_ULL(h, 12), with no bit of @valid, @huge or @leaf in it; an
+	 * address above @addr_mask | 0xfff cannot be mapped
 	 */
 	u64 addr_mask;
 };

@@ -8,6 +8,7 @@
 
 #include <linux/maple_tree.h>
 #include <linux/mutex.h>
+#include <linux/seqlock.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
@@ -78,15 +79,14 @@ struct amdgpu_ualink_vpod_node {
 	u16 id;
 	/**
 	 * @vpod: the virtual pod it belongs to; written under the fabric's
-	 * lock, read without a lock (READ_ONCE()) by the membership check
-	 * every import makes
+	 * lock and its seqcount, read without a lock under the seqcount by
+	 * the membership check every import makes and by INFO
 	 */
 	u32 vpod;
 	/**
-	 * @vpod_size: accelerators in @vpod, written under the fabric's lock
-	 * and read without one, as @vpod: kept up to date by a move, so that
-	 * INFO (which every ioctl asks) costs the same in a pod of 1,024 as
-	 * in a pod of 2
+	 * @vpod_size: accelerators in @vpod, written and read as @vpod: kept
+	 * up to date by a move, so that INFO (which every ioctl asks) costs
+	 * the same in a pod of 1,024 as in a pod of 2
 	 */
 	u32 vpod_size;
 	/**
@@ -171,6 +171,12 @@ struct amdgpu_ualink_vpod {
 	 * state, and reads that need them together (the active set)
 	 */
 	spinlock_t lock;
+	/**
+	 * @seq: bumped around a move (every vpod and vpod_size it changes),
+	 * under @lock, so that readers without the lock see them as of one
+	 * instant
+	 */
+	seqcount_spinlock_t seq;
 	/** @num_nodes: accelerators, IDs 0 to @num_nodes - 1 */
 	unsigned int num_nodes;
 	/** @num_drm: those with a DRM device, IDs 0 to @num_drm - 1 */

@@ -93,8 +93,8 @@ struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id)
 /*
  * The fabric carries nothing to or from an accelerator that is offline.
  * Only the receiver's lock is taken: senders to different accelerators
- * never wait for each other. The region is an RCU read-side critical
- * section (interrupts are off), which set_state() waits for.
+ * never wait for each other. The check and the doorbell are one RCU
+ * read-side critical section, which set_state() waits for.
  */
 static void ring_doorbell(struct amdgpu_ualink_vpod_node *from, u16 to)
 {
@@ -103,7 +103,15 @@ static void ring_doorbell(struct amdgpu_ualink_vpod_node *from, u16 to)
 
 	if (!peer)
 		return;
+	guard(rcu)();
 	spin_lock_irqsave(&peer->doorbell_lock, flags);
+	/*
+	 * What the caller wrote (a new ring, a producer index) before the
+	 * states are read: pairs with the barrier after an accelerator comes
+	 * back online, which writes its state before it looks for rings. One
+	 * of the two sees the other's write, so no doorbell is lost.
+	 */
+	smp_mb__after_spinlock();
 	if (READ_ONCE(from->state) != AMDGPU_UALINK_VPOD_OFFLINE &&
 	    READ_ONCE(peer->state) != AMDGPU_UALINK_VPOD_OFFLINE &&
 	    !peer->stopped)
@@ -533,13 +541,21 @@ void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
 bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer)
 {
 	struct amdgpu_ualink_vpod_node *p = amdgpu_ualink_vpod_node(peer);
+	unsigned int seq;
+	bool same;
 
+	if (!p || READ_ONCE(node->state) == AMDGPU_UALINK_VPOD_RESETTING)
+		return false;
 	/*
-	 * No lock: the answer holds for an instant either way, and a move
-	 * or a reset cleans up after itself once it is visible.
+	 * No lock: both pods as of one instant, between moves. The answer
+	 * may be stale once returned, as it was with a lock; a move cleans
+	 * up after itself once it is visible.
 	 */
-	return p && READ_ONCE(node->state) != AMDGPU_UALINK_VPOD_RESETTING &&
-	       READ_ONCE(p->vpod) == READ_ONCE(node->vpod);
+	do {
+		seq = read_seqcount_begin(&amdgpu_ualink_vpod->seq);
+		same = READ_ONCE(p->vpod) == READ_ONCE(node->vpod);
+	} while (read_seqcount_retry(&amdgpu_ualink_vpod->seq, seq));
+	return same;
 }
 
 /**
@@ -555,17 +571,14 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 				 u32 vpod)
 {
 	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int i, size;
 	unsigned long flags;
-	unsigned int i;
 	u32 old;
 
 	spin_lock_irqsave(&pod->lock, flags);
+	write_seqcount_begin(&pod->seq);
 	old = node->vpod;
-	if (old != vpod) {
-		WRITE_ONCE(node->vpod, vpod);
-		WRITE_ONCE(node->vpod_size, 1);
-	}
-	for (i = 0; old != vpod && i < pod->num_nodes; i++) {
+	for (i = 0, size = 1; old != vpod && i < pod->num_nodes; i++) {
 		struct amdgpu_ualink_vpod_node *p = pod->nodes[i];
 
 		if (p == node)
@@ -575,8 +588,13 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 		else if (p->vpod == vpod)
 			WRITE_ONCE(p->vpod_size, p->vpod_size + 1);
 		if (p->vpod == vpod)
-			WRITE_ONCE(node->vpod_size, node->vpod_size + 1);
+			size++;
 	}
+	if (old != vpod) {
+		WRITE_ONCE(node->vpod, vpod);
+		WRITE_ONCE(node->vpod_size, size);
+	}
+	write_seqcount_end(&pod->seq);
 	spin_unlock_irqrestore(&pod->lock, flags);
 	for (i = 0; i < pod->num_nodes; i++) {
 		amdgpu_ualink_export_revoke_nonmembers(&pod->nodes[i]->udev);
@@ -593,9 +611,14 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
 			     u32 *size)
 {
-	/* every ioctl asks: no lock, an answer of one instant or another */
-	*vpod = READ_ONCE(node->vpod);
-	*size = READ_ONCE(node->vpod_size);
+	unsigned int seq;
+
+	/* every ioctl asks: no lock, both as of one instant between moves */
+	do {
+		seq = read_seqcount_begin(&amdgpu_ualink_vpod->seq);
+		*vpod = READ_ONCE(node->vpod);
+		*size = READ_ONCE(node->vpod_size);
+	} while (read_seqcount_retry(&amdgpu_ualink_vpod->seq, seq));
 }
 
 /**
@@ -633,7 +656,7 @@ int amdgpu_ualink_vpod_state(struct amdgpu_ualink_vpod_node *node)
 /*
  * Once an accelerator is offline, the fabric carries no more doorbells to
  * or from it: wait for those that read the old state (ring_doorbell()
- * runs with interrupts off, an RCU read-side critical section).
+ * checks and rings in one RCU read-side critical section).
  */
 static void set_state(struct amdgpu_ualink_vpod_node *node, int state)
 {
@@ -715,6 +738,7 @@ int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
 		goto out;
 	}
 	set_state(node, AMDGPU_UALINK_VPOD_ACTIVE);
+	smp_mb();	/* the state before the rings: see ring_doorbell() */
 	/* what was published while the link was down is read now */
 	for (i = 0; i < pod->num_nodes; i++) {
 		if (i == node->id)
@@ -914,6 +938,7 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
 	if (!pod)
 		return -ENOMEM;
 	spin_lock_init(&pod->lock);
+	seqcount_spinlock_init(&pod->seq, &pod->lock);
 	pod->num_drm = num_drm;
 	pod->nodes = kcalloc(num_nodes, sizeof(*pod->nodes), GFP_KERNEL);
 	if (!pod->nodes)

@@ -18,7 +18,8 @@
 # takes 25 s to probe under TCG with this debug kernel), VM_APPEND (extra
 # kernel parameters), VM_ACCEL (default tcg: KVM guests hang on these
 # machines, which have no nested virtualisation; use kvm only where a probe
-# boots).
+# boots), VM_QEMU_ARGS (more QEMU arguments, split at spaces: the pod test's
+# shared region and exchange directory).
 set -euo pipefail
 
 kernel=$1 out=$2
@@ -49,7 +50,7 @@ timeout --foreground -k 10 "$timeout" \
 	-kernel "$kernel" -append "$cmdline" \
 	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
 	-virtfs local,path="$out/share",mount_tag=out,security_model=none,multidevs=remap \
-	< /dev/null 2>&1 | tee "$out/console.log" || status=$?
+	${VM_QEMU_ARGS:-} < /dev/null 2>&1 | tee "$out/console.log" || status=$?
 # A guest that hung after writing rc (in the kmemleak scan, say) fails too.
 
 share=$out/share

@@ -17,6 +17,7 @@
 #include "amdgpu_ualink_pt.h"
 
 struct amdgpu_ualink_vpod_drm;
+struct amdgpu_ualink_vpod_shm;
 struct dentry;
 
 /* DRM devices at most: DRM has 64 render minors before extended ones */
@@ -113,6 +114,26 @@ struct amdgpu_ualink_vpod_node {
 	void *vram;
 	/** @vram_size: bytes of @vram */
 	u64 vram_size;
+	/**
+	 * @vram_phys: physical address of @vram when it lies in the region
+	 * kernels share, else 0 (vmalloc memory)
+	 */
+	phys_addr_t vram_phys;
+	/**
+	 * @remote: hosted by another kernel of a pod that spans kernels:
+	 * only its ID, pod and memory (in the shared region) are known here
+	 */
+	bool remote;
+	/** @heap: a fabric-only accelerator, exporting its heap */
+	bool heap;
+	/**
+	 * @tx_base: in a pod that spans kernels, by receiver, the producer
+	 * index our ring there had when we came up: the mailbox counts
+	 * from 0, the ring goes on from where a predecessor left it
+	 */
+	u32 *tx_base;
+	/** @rx_base: by sender, the same for its ring here */
+	u32 *rx_base;
 	/** @rings: sender ID -> &struct amdgpu_ualink_vpod_ring */
 	struct xarray rings;
 	/** @tlb_lock: protects @tlb; held across a walk */
@@ -179,10 +200,26 @@ struct amdgpu_ualink_vpod {
 	seqcount_spinlock_t seq;
 	/** @num_nodes: accelerators, IDs 0 to @num_nodes - 1 */
 	unsigned int num_nodes;
-	/** @num_drm: those with a DRM device, IDs 0 to @num_drm - 1 */
+	/**
+	 * @num_drm: those with a DRM device in this kernel, IDs @first_drm
+	 * to @first_drm + @num_drm - 1
+	 */
 	unsigned int num_drm;
+	/** @first_drm: ID of the first of them */
+	unsigned int first_drm;
 	/** @nodes: by ID */
 	struct amdgpu_ualink_vpod_node **nodes;
+	/**
+	 * @shm: the region the kernels of a pod that spans kernels share,
+	 * or NULL when the whole pod is in this kernel
+	 */
+	struct amdgpu_ualink_vpod_shm *shm;
+	/**
+	 * @seen: with @shm, by receiver here and sender elsewhere, the
+	 * producer index the poller last rang a doorbell for; only the
+	 * poller uses it
+	 */
+	u32 *seen;
 	/** @debugfs: the pod's debugfs directory */
 	struct dentry *debugfs;
 };
@@ -190,9 +227,11 @@ struct amdgpu_ualink_vpod {
 extern struct amdgpu_ualink_vpod *amdgpu_ualink_vpod;
 
 /* fabric: amdgpu_ualink_vpod_fabric.c */
-int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
+int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes,
+				   unsigned int first_drm, unsigned int num_drm,
 				   u64 vram_size, unsigned int vpod_size,
-				   const struct amdgpu_ualink_dev_ops *drm_ops);
+				   const struct amdgpu_ualink_dev_ops *drm_ops,
+				   struct amdgpu_ualink_vpod_shm *shm);
 void amdgpu_ualink_vpod_fabric_fini(void);
 struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id);
 bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer);

@@ -99,9 +99,11 @@ static int handles_show(struct seq_file *m, void *data)
 	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
 	unsigned int i;
 
-	for (i = pod->num_drm; i < pod->num_nodes; i++) {
+	for (i = 0; i < pod->num_nodes; i++) {
 		struct amdgpu_ualink_vpod_node *node = pod->nodes[i];
 
+		if (!node->heap)
+			continue;
 		seq_printf(m, "%u 0x%016llx 0x%016llx\n", node->id,
 			   node->heap_handle[0], node->heap_handle[1]);
 	}
@@ -435,6 +437,8 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 		char name[16];
 		struct dentry *dir;
 
+		if (node->remote)	/* another kernel's */
+			continue;
 		snprintf(name, sizeof(name), "node%u", node->id);
 		dir = debugfs_create_dir(name, root);
 		node->debugfs = dir;

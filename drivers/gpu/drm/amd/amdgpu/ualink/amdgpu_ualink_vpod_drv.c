@@ -222,8 +222,12 @@ static unsigned long vpod_io_mem_pfn(struct ttm_buffer_object *tbo,
 {
 	struct amdgpu_ualink_vpod_node *node = to_vdev(tbo->bdev)->node;
 
-	return vmalloc_to_pfn(node->vram + tbo->resource->bus.offset +
-			      (page_offset << PAGE_SHIFT));
+	u64 offset = tbo->resource->bus.offset + (page_offset << PAGE_SHIFT);
+
+	/* in the region kernels share, or kernel memory */
+	if (node->vram_phys)
+		return PHYS_PFN(node->vram_phys + offset);
+	return vmalloc_to_pfn(node->vram + offset);
 }
 
 static const struct ttm_device_funcs vpod_ttm_funcs = {
@@ -510,10 +514,11 @@ static void vpod_active(void *priv, unsigned long *mask)
 	amdgpu_ualink_vpod_active(vdev->node, mask);
 }
 
-/* This kernel drives the accelerators with a DRM device, IDs 0 to n - 1. */
+/* This kernel drives the accelerators with a DRM device. */
 static void vpod_local(void *priv, unsigned long *mask)
 {
-	bitmap_set(mask, 0, amdgpu_ualink_vpod->num_drm);
+	bitmap_set(mask, amdgpu_ualink_vpod->first_drm,
+		   amdgpu_ualink_vpod->num_drm);
 }
 
 static const struct amdgpu_ualink_sysfs_ops vpod_sysfs_ops = {
@@ -1041,10 +1046,13 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
  * amdgpu_ualink_vpod_drm_name - the render node of an accelerator
  * @node: the accelerator
  *
- * Returns: "renderD<minor>", or "-" for a fabric-only accelerator.
+ * Returns: "renderD<minor>", "-" for a fabric-only accelerator, or
+ * "remote" for one another kernel hosts.
  */
 const char *amdgpu_ualink_vpod_drm_name(struct amdgpu_ualink_vpod_node *node)
 {
+	if (node->remote)
+		return "remote";
 	if (!node->drm || !node->drm->drm.render)
 		return "-";
 	return node->drm->drm.render->kdev ? dev_name(node->drm->drm.render->kdev) : "-";

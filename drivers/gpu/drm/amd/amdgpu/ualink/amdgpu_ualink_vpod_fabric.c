@@ -10,6 +10,7 @@
 
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_vpod.h"
+#include "amdgpu_ualink_vpod_shm.h"
 
 /**
  * DOC: Emulated pod (vpod)
@@ -58,6 +59,9 @@
  *   and drops what the fabric held (amdgpu_ualink_dev_reset()); offline
  *   stops the fabric carrying doorbells to and from the accelerator and
  *   tells every mailbox, as a firmware link-down event would.
+ * - **Several kernels**: with a shared region (amdgpu_ualink_vpod_shm.c)
+ *   the rings, page tables and device memory live there, and the
+ *   accelerators other kernels host are *remote* here.
  */
 
 struct amdgpu_ualink_vpod *amdgpu_ualink_vpod;
@@ -101,7 +105,8 @@ static void ring_doorbell(struct amdgpu_ualink_vpod_node *from, u16 to)
 	struct amdgpu_ualink_vpod_node *peer = amdgpu_ualink_vpod_node(to);
 	unsigned long flags;
 
-	if (!peer)
+	/* another kernel's accelerator polls its rings */
+	if (!peer || peer->remote)
 		return;
 	guard(rcu)();
 	spin_lock_irqsave(&peer->doorbell_lock, flags);
@@ -123,7 +128,18 @@ static struct amdgpu_ualink_vpod_ring *ring_at(u16 receiver, u16 sender)
 {
 	struct amdgpu_ualink_vpod_node *rx = amdgpu_ualink_vpod_node(receiver);
 
-	return rx ? xa_load(&rx->rings, sender) : NULL;
+	if (!rx)
+		return NULL;
+	if (amdgpu_ualink_vpod->shm)
+		return amdgpu_ualink_vpod_shm_ring(amdgpu_ualink_vpod->shm,
+						   receiver, sender);
+	return xa_load(&rx->rings, sender);
+}
+
+/* Where the mailbox's index 0 is in a ring (always 0 in one kernel). */
+static u32 base(const u32 *bases, u16 id)
+{
+	return bases ? bases[id] : 0;
 }
 
 static int vpod_post(void *priv, u16 peer, unsigned int slot, const void *entry)
@@ -135,7 +151,7 @@ static int vpod_post(void *priv, u16 peer, unsigned int slot, const void *entry)
 
 	if (!rx)
 		return -ENODEV;
-	ring = xa_load(&rx->rings, node->id);
+	ring = ring_at(peer, node->id);
 	if (!ring) {	/* the sender's first message: back its ring */
 		ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 		if (!ring)
@@ -146,6 +162,7 @@ static int vpod_post(void *priv, u16 peer, unsigned int slot, const void *entry)
 			return ret;
 		}
 	}
+	slot = (slot + base(node->tx_base, peer)) % AMDGPU_UALINK_RING_ENTRIES;
 	memcpy(ring->slot[slot], entry, AMDGPU_UALINK_MSG_SIZE);
 	return 0;
 }
@@ -157,7 +174,8 @@ static void vpod_publish(void *priv, u16 peer, u32 head)
 
 	if (!ring)
 		return;
-	smp_store_release(&ring->head, head);	/* after the entries */
+	/* after the entries */
+	smp_store_release(&ring->head, head + base(node->tx_base, peer));
 	ring_doorbell(node, peer);
 }
 
@@ -176,23 +194,25 @@ static u32 vpod_peer_tail(void *priv, u16 peer)
 	WRITE_ONCE(ring->waiting, 1);
 	smp_mb();	/* the flag before reading the index */
 	/* pairs with the release in vpod_rx_ack(): the slots are free */
-	return smp_load_acquire(&ring->tail);
+	return smp_load_acquire(&ring->tail) - base(node->tx_base, peer);
 }
 
 static u32 vpod_rx_head(void *priv, u16 sender)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
-	struct amdgpu_ualink_vpod_ring *ring = xa_load(&node->rings, sender);
+	struct amdgpu_ualink_vpod_ring *ring = ring_at(node->id, sender);
 
 	/* pairs with the release in vpod_publish(): the entries are there */
-	return ring ? smp_load_acquire(&ring->head) : 0;
+	return ring ? smp_load_acquire(&ring->head) -
+		base(node->rx_base, sender) : 0;
 }
 
 static void vpod_rx_read(void *priv, u16 sender, unsigned int slot, void *entry)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
-	struct amdgpu_ualink_vpod_ring *ring = xa_load(&node->rings, sender);
+	struct amdgpu_ualink_vpod_ring *ring = ring_at(node->id, sender);
 
+	slot = (slot + base(node->rx_base, sender)) % AMDGPU_UALINK_RING_ENTRIES;
 	if (ring)
 		memcpy(entry, ring->slot[slot], AMDGPU_UALINK_MSG_SIZE);
 	else
@@ -202,11 +222,12 @@ static void vpod_rx_read(void *priv, u16 sender, unsigned int slot, void *entry)
 static void vpod_rx_ack(void *priv, u16 sender, u32 tail)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
-	struct amdgpu_ualink_vpod_ring *ring = xa_load(&node->rings, sender);
+	struct amdgpu_ualink_vpod_ring *ring = ring_at(node->id, sender);
 
 	if (!ring)
 		return;
-	smp_store_release(&ring->tail, tail);	/* after reading the slots */
+	/* after reading the slots */
+	smp_store_release(&ring->tail, tail + base(node->rx_base, sender));
 	smp_mb();	/* see vpod_peer_tail() */
 	/* a sender that does not wait for room needs no interrupt */
 	if (READ_ONCE(ring->waiting) && xchg(&ring->waiting, 0))
@@ -226,8 +247,16 @@ static int vpod_alloc_table(void *priv, unsigned int level,
 			    struct amdgpu_ualink_pt_table *table)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
-	struct page *page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	struct page *page;
 
+	if (amdgpu_ualink_vpod->shm) {	/* where other kernels walk them */
+		table->priv = NULL;
+		return amdgpu_ualink_vpod_shm_alloc_table(amdgpu_ualink_vpod->shm,
+							  node->id, !level,
+							  &table->cpu,
+							  &table->addr);
+	}
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (!page)
 		return -ENOMEM;
 	table->cpu = page_address(page);
@@ -256,8 +285,14 @@ static void vpod_recycle_table(void *priv, unsigned int level,
 static void vpod_free_table(void *priv, unsigned int level,
 			    struct amdgpu_ualink_pt_table *table)
 {
+	struct amdgpu_ualink_vpod_node *node = priv;
+
 	vpod_recycle_table(priv, level, table);
-	__free_page(table->priv);
+	if (amdgpu_ualink_vpod->shm)
+		amdgpu_ualink_vpod_shm_free_table(amdgpu_ualink_vpod->shm,
+						  node->id, table->addr);
+	else
+		__free_page(table->priv);
 }
 
 /* the hardware reads the tables the CPU writes: nothing to commit */
@@ -270,12 +305,19 @@ static const struct amdgpu_ualink_pt_ops vpod_pt_ops = {
 /*
  * The hardware's walk of @owner's tables for window offset @offset, reading
  * the entries as they are in memory. Returns 0 and the address in
- * @owner's memory, or -ENODEV when nothing valid maps @offset.
+ * @owner's memory, or -ENODEV when nothing valid maps @offset. The tables
+ * of a pod that spans kernels are in the shared region, where another
+ * kernel may be writing them: only pages of @owner's pool are followed.
  */
 static int walk(struct amdgpu_ualink_vpod_node *owner, u64 offset, u64 *addr)
 {
-	const u64 *table = owner->root;
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
+	const u64 *table = shm ? amdgpu_ualink_vpod_shm_root(shm, owner->id) :
+				 owner->root;
 	unsigned int level;
+
+	if (!table)
+		return -ENODEV;
 
 	for (level = 0; level < AMDGPU_UALINK_PT_LEVELS; level++) {
 		unsigned int shift = 39 - 9 * level;
@@ -289,7 +331,11 @@ static int walk(struct amdgpu_ualink_vpod_node *owner, u64 offset, u64 *addr)
 			*addr = (e & VPOD_PTE_ADDR) + (offset & (BIT_ULL(shift) - 1));
 			return 0;
 		}
-		table = phys_to_virt(e & VPOD_PTE_ADDR);
+		table = shm ? amdgpu_ualink_vpod_shm_table(shm, owner->id,
+							   e & VPOD_PTE_ADDR) :
+			      phys_to_virt(e & VPOD_PTE_ADDR);
+		if (!table)
+			return -ENODEV;
 	}
 	return -ENODEV;
 }
@@ -400,6 +446,29 @@ out:
 	mutex_unlock(&node->access_lock);
 }
 
+/*
+ * One page's worth of an access to memory another kernel hosts: a walk of
+ * its tables in the shared region, whatever they hold, and the copy.
+ */
+static int remote_access(struct amdgpu_ualink_vpod_node *node,
+			 struct amdgpu_ualink_vpod_node *owner, u64 offset,
+			 void *buf, size_t n, bool write)
+{
+	u64 addr;
+
+	atomic64_inc(&node->walks);
+	if (walk(owner, offset & PAGE_MASK, &addr))
+		return -ENODEV;
+	addr += offset_in_page(offset);
+	if (addr >= owner->vram_size || n > owner->vram_size - addr)
+		return -ENODEV;	/* garbage from a kernel starting over */
+	if (write)
+		memcpy(owner->vram + addr, buf, n);
+	else
+		memcpy(buf, owner->vram + addr, n);
+	return 0;
+}
+
 /**
  * amdgpu_ualink_vpod_fabric_access - a GPU access through the fabric
  * @node: the accessing accelerator
@@ -413,6 +482,11 @@ out:
  * or by a walk of the owner's tables that fills it, and copied under the
  * TLB's lock, so that a shootdown returns only once no access through the
  * old translation is in flight.
+ *
+ * The memory of an accelerator another kernel hosts is reached through
+ * the shared region: its tables are walked for every page (no TLB entry
+ * is kept: that kernel's shootdowns cannot reach ours), and its access
+ * sets are not known here (see amdgpu_ualink_vpod_shm.c).
  *
  * Returns: 0, or -ENODEV when the owner is unreachable, refuses @node or
  * a page is not mapped (what a GPU would see as a fabric fault).
@@ -436,6 +510,12 @@ int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 		    READ_ONCE(node->state) == AMDGPU_UALINK_VPOD_OFFLINE)
 			return -ENODEV;
 
+		if (owner->remote) {
+			ret = remote_access(node, owner, offset, buf, n, write);
+			if (ret)
+				return ret;
+			goto next;
+		}
 		spin_lock(&node->tlb_lock);
 		e = &node->tlb[(page >> PAGE_SHIFT) % AMDGPU_UALINK_VPOD_TLB_ENTRIES];
 		spin_lock(&owner->walk_lock);
@@ -465,6 +545,7 @@ int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 		spin_unlock(&node->tlb_lock);
 		if (ret)
 			return ret;
+next:
 		buf += n;
 		npa += n;
 		size -= n;
@@ -524,7 +605,8 @@ void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
 {
 	struct amdgpu_ualink_vpod_node *imp = amdgpu_ualink_vpod_node(importer);
 
-	if (!imp)
+	/* another kernel's accelerator keeps no translation of ours */
+	if (!imp || imp->remote)
 		return;
 	atomic64_inc(&imp->shootdowns);
 	amdgpu_ualink_vpod_tlb_flush(imp, npa, size);
@@ -597,6 +679,8 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 	write_seqcount_end(&pod->seq);
 	spin_unlock_irqrestore(&pod->lock, flags);
 	for (i = 0; i < pod->num_nodes; i++) {
+		if (pod->nodes[i]->remote)
+			continue;
 		amdgpu_ualink_export_revoke_nonmembers(&pod->nodes[i]->udev);
 		amdgpu_ualink_import_drop_nonmembers(&pod->nodes[i]->udev);
 	}
@@ -725,11 +809,19 @@ int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
 
 		if (peer == node)
 			continue;
+		/*
+		 * Another kernel's accelerator is not told: it finds out by
+		 * the mailbox's timeouts, as it would of a kernel that died.
+		 */
 		if (offline) {
-			amdgpu_ualink_mbox_peer_offline(peer->udev.mbox, node->id);
+			if (!peer->remote)
+				amdgpu_ualink_mbox_peer_offline(peer->udev.mbox,
+								node->id);
 			amdgpu_ualink_mbox_peer_offline(node->udev.mbox, peer->id);
 		} else {
-			amdgpu_ualink_mbox_peer_online(peer->udev.mbox, node->id);
+			if (!peer->remote)
+				amdgpu_ualink_mbox_peer_online(peer->udev.mbox,
+							       node->id);
 			amdgpu_ualink_mbox_peer_online(node->udev.mbox, peer->id);
 		}
 	}
@@ -850,15 +942,23 @@ static void node_free(struct amdgpu_ualink_vpod_node *node)
 	}
 	mtree_destroy(&node->access);
 	mutex_destroy(&node->access_lock);
-	vfree(node->vram);
+	if (!node->vram_phys)
+		vfree(node->vram);
+	kfree(node->tx_base);
+	kfree(node->rx_base);
 	mutex_destroy(&node->control_lock);
 	kfree(node);
 }
 
-/* A fabric-only accelerator's memory holds its ID; the others' is zeroed. */
-static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, u64 vram_size,
-						u32 vpod)
+/*
+ * A fabric-only accelerator's memory holds its ID; the others' is zeroed.
+ * In a pod that spans kernels the memory is in the shared region, and the
+ * accelerators other kernels host are only known by their ID and memory.
+ */
+static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, bool remote,
+						u64 vram_size, u32 vpod)
 {
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
 	struct amdgpu_ualink_vpod_node *node = kzalloc(sizeof(*node), GFP_KERNEL);
 	u32 *words;
 	size_t i;
@@ -868,6 +968,8 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, u64 vram_size,
 	node->id = id;
 	node->vpod = vpod;
 	node->vram_size = vram_size;
+	node->remote = remote;
+	node->heap = !drm && !remote;
 	xa_init(&node->rings);
 	spin_lock_init(&node->tlb_lock);
 	spin_lock_init(&node->walk_lock);
@@ -875,23 +977,68 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, u64 vram_size,
 	mt_init(&node->access);
 	mutex_init(&node->access_lock);
 	mutex_init(&node->control_lock);
+	if (shm) {
+		node->vram = amdgpu_ualink_vpod_shm_vram(shm, id, &node->vram_phys);
+		if (remote)
+			return node;
+		memset(node->vram, 0, vram_size);
+		node->tx_base = kcalloc(amdgpu_ualink_vpod->num_nodes,
+					sizeof(u32), GFP_KERNEL);
+		node->rx_base = kcalloc(amdgpu_ualink_vpod->num_nodes,
+					sizeof(u32), GFP_KERNEL);
+		if (!node->tx_base || !node->rx_base) {
+			node_free(node);
+			return NULL;
+		}
+		return node;
+	}
 	node->vram = vzalloc(vram_size);
 	if (!node->vram) {
 		node_free(node);
 		return NULL;
 	}
 	words = node->vram;
-	for (i = 0; !drm && i < vram_size / sizeof(*words); i++)
+	for (i = 0; node->heap && i < vram_size / sizeof(*words); i++)
 		words[i] = (__force u32)cpu_to_le32(id);
 	return node;
+}
+
+/*
+ * Going on from where the rings of a pod that spans kernels are: what a
+ * predecessor of ours left unread here is dropped (its senders' requests
+ * time out, or they see our new generation first); what it left unread at
+ * others is theirs to read. Before the mailbox exists.
+ */
+static void node_take_rings(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int i;
+
+	for (i = 0; i < pod->num_nodes; i++) {
+		struct amdgpu_ualink_vpod_ring *ring;
+
+		if (i == node->id)
+			continue;
+		ring = ring_at(node->id, i);
+		node->rx_base[i] = smp_load_acquire(&ring->head);
+		smp_store_release(&ring->tail, node->rx_base[i]);
+		ring = ring_at(i, node->id);
+		node->tx_base[i] = READ_ONCE(ring->head);
+		WRITE_ONCE(ring->waiting, 0);
+	}
 }
 
 /* Take one accelerator's core state up; the node is in the pod already. */
 static int node_start(struct amdgpu_ualink_vpod_node *node,
 		      const struct amdgpu_ualink_dev_ops *ops)
 {
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
 	int ret;
 
+	if (shm) {
+		amdgpu_ualink_vpod_shm_start(shm, node->id);
+		node_take_rings(node);
+	}
 	ret = amdgpu_ualink_pt_init(&node->pt, &vpod_pt_ops, &vpod_pte_format, node);
 	if (ret)
 		return ret;
@@ -916,19 +1063,52 @@ static void node_stop(struct amdgpu_ualink_vpod_node *node)
 	amdgpu_ualink_pt_fini(&node->pt);
 }
 
+/*
+ * The poller of a pod that spans kernels: a producer index another
+ * kernel's accelerator moved at one of ours rings the doorbell its
+ * interrupt would have.
+ */
+static void poll_remote(void)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int rx, tx;
+
+	for (rx = pod->first_drm; rx < pod->first_drm + pod->num_drm; rx++) {
+		for (tx = 0; tx < pod->num_nodes; tx++) {
+			u32 *seen = &pod->seen[rx * pod->num_nodes + tx];
+			u32 head;
+
+			if (!pod->nodes[tx]->remote)
+				continue;
+			head = READ_ONCE(ring_at(rx, tx)->head);
+			if (head == *seen)
+				continue;
+			*seen = head;
+			ring_doorbell(pod->nodes[tx], rx);
+		}
+	}
+}
+
 /**
  * amdgpu_ualink_vpod_fabric_init - build the pod
- * @num_nodes: accelerators, 1 to 1,024
- * @num_drm: how many of them (the first) get a DRM device
+ * @num_nodes: accelerators, 1 to 1,024 (in all kernels, with @shm)
+ * @first_drm: ID of the first accelerator with a DRM device; 0 without
+ *	       @shm
+ * @num_drm: how many get one: those this kernel hosts with @shm (the
+ *	     others are remote), else the first (the others are fabric-only)
  * @vram_size: device memory of each of those
  * @vpod_size: accelerators per virtual pod, in ID order; 0 for one
  * @drm_ops: the core's callbacks for accelerators with a DRM device
+ * @shm: the region the kernels of the pod share, or NULL for a pod in
+ *	 this kernel only; the pod owns it from now on
  *
  * Returns: 0 or a negative errno.
  */
-int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
+int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes,
+				   unsigned int first_drm, unsigned int num_drm,
 				   u64 vram_size, unsigned int vpod_size,
-				   const struct amdgpu_ualink_dev_ops *drm_ops)
+				   const struct amdgpu_ualink_dev_ops *drm_ops,
+				   struct amdgpu_ualink_vpod_shm *shm)
 {
 	struct amdgpu_ualink_vpod *pod;
 	unsigned int i, started = 0;
@@ -936,36 +1116,47 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
 
 	pod = kzalloc(sizeof(*pod), GFP_KERNEL);
 	if (!pod)
-		return -ENOMEM;
+		goto err_shm;
 	spin_lock_init(&pod->lock);
 	seqcount_spinlock_init(&pod->seq, &pod->lock);
+	pod->first_drm = first_drm;
 	pod->num_drm = num_drm;
+	pod->shm = shm;
+	pod->num_nodes = num_nodes;
 	pod->nodes = kcalloc(num_nodes, sizeof(*pod->nodes), GFP_KERNEL);
-	if (!pod->nodes)
+	if (shm)
+		pod->seen = kcalloc(num_nodes * num_nodes, sizeof(u32), GFP_KERNEL);
+	if (!pod->nodes || (shm && !pod->seen))
 		goto err;
+	amdgpu_ualink_vpod = pod;
 	for (i = 0; i < num_nodes; i++) {
-		pod->nodes[i] = node_new(i, i < num_drm, i < num_drm ? vram_size :
+		bool drm = i >= first_drm && i < first_drm + num_drm;
+
+		pod->nodes[i] = node_new(i, drm, shm && !drm,
+					 drm || shm ? vram_size :
 					 AMDGPU_UALINK_VPOD_HEAP_SIZE,
 					 vpod_size ? i / vpod_size : 0);
 		if (!pod->nodes[i])
 			goto err;
-		pod->num_nodes++;
 	}
 	for (i = 0; i < num_nodes; i++)	/* the last virtual pod may be short */
 		pod->nodes[i]->vpod_size = vpod_size ?
 			min(vpod_size, num_nodes - i / vpod_size * vpod_size) :
 			num_nodes;
-	amdgpu_ualink_vpod = pod;
 	for (started = 0; started < num_nodes; started++) {
 		struct amdgpu_ualink_vpod_node *node = pod->nodes[started];
 
-		ret = node_start(node, started < num_drm ? drm_ops : &heap_ops);
+		if (node->remote)
+			continue;
+		ret = node_start(node, node->heap ? &heap_ops : drm_ops);
 		if (ret)
 			goto err_stop;
 	}
-	for (i = num_drm; i < num_nodes; i++) {
+	for (i = 0; i < num_nodes; i++) {
 		struct amdgpu_ualink_vpod_node *node = pod->nodes[i];
 
+		if (!node->heap)
+			continue;
 		ret = amdgpu_ualink_export_create(&node->udev, node,
 						  AMDGPU_UALINK_VPOD_HEAP_SIZE,
 						  &node->heap_slot,
@@ -973,21 +1164,32 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes, unsigned int num_drm,
 		if (ret)
 			goto err_stop;
 	}
+	if (shm) {
+		ret = amdgpu_ualink_vpod_shm_poll_start(shm, poll_remote);
+		if (ret)
+			goto err_stop;
+	}
 	return 0;
 
 err_stop:
-	for (i = num_drm; i < num_nodes; i++)
+	for (i = 0; i < num_nodes; i++)
 		if (pod->nodes[i]->heap_slot)
 			amdgpu_ualink_export_destroy(&pod->nodes[i]->udev,
 						     &pod->nodes[i]->heap_slot);
 	while (started)
-		node_stop(pod->nodes[--started]);
-	amdgpu_ualink_vpod = NULL;
+		if (!pod->nodes[--started]->remote)
+			node_stop(pod->nodes[started]);
 err:
-	for (i = 0; i < pod->num_nodes; i++)
-		node_free(pod->nodes[i]);
+	amdgpu_ualink_vpod = NULL;
+	for (i = 0; pod->nodes && i < num_nodes; i++)
+		if (pod->nodes[i])
+			node_free(pod->nodes[i]);
 	kfree(pod->nodes);
+	kfree(pod->seen);
 	kfree(pod);
+err_shm:
+	if (shm)
+		amdgpu_ualink_vpod_shm_unmap(shm);
 	return ret;
 }
 
@@ -1002,17 +1204,25 @@ void amdgpu_ualink_vpod_fabric_fini(void)
 	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
 	unsigned int i;
 
-	for (i = pod->num_drm; i < pod->num_nodes; i++)
-		amdgpu_ualink_export_destroy(&pod->nodes[i]->udev,
-					     &pod->nodes[i]->heap_slot);
+	if (pod->shm)
+		amdgpu_ualink_vpod_shm_poll_stop(pod->shm);
+	for (i = 0; i < pod->num_nodes; i++)
+		if (pod->nodes[i]->heap)
+			amdgpu_ualink_export_destroy(&pod->nodes[i]->udev,
+						     &pod->nodes[i]->heap_slot);
 	/* releases on their way finish while every mailbox is still there */
 	for (i = 0; i < pod->num_nodes; i++)
-		flush_workqueue(pod->nodes[i]->udev.wq);
+		if (!pod->nodes[i]->remote)
+			flush_workqueue(pod->nodes[i]->udev.wq);
 	for (i = 0; i < pod->num_nodes; i++)
-		node_stop(pod->nodes[i]);
+		if (!pod->nodes[i]->remote)
+			node_stop(pod->nodes[i]);
 	for (i = 0; i < pod->num_nodes; i++)
 		node_free(pod->nodes[i]);
 	amdgpu_ualink_vpod = NULL;
+	if (pod->shm)
+		amdgpu_ualink_vpod_shm_unmap(pod->shm);
 	kfree(pod->nodes);
+	kfree(pod->seen);
 	kfree(pod);
 }

@@ -10,6 +10,7 @@
 
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_vpod.h"
+#include "amdgpu_ualink_vpod_shm.h"
 
 static unsigned int nodes = 4;
 module_param(nodes, uint, 0444);
@@ -29,22 +30,51 @@ module_param(vpod_size, uint, 0444);
 MODULE_PARM_DESC(vpod_size,
 		 "Accelerators per virtual pod, in ID order (default 0: one virtual pod)");
 
+static bool shm;
+module_param(shm, bool, 0444);
+MODULE_PARM_DESC(shm,
+		 "The pod spans kernels that share an ivshmem-plain device's memory (default off)");
+
+static unsigned int pod_nodes;
+module_param(pod_nodes, uint, 0444);
+MODULE_PARM_DESC(pod_nodes,
+		 "With shm: accelerators of the pod in all kernels (nodes-16)");
+
+static unsigned int first_id;
+module_param(first_id, uint, 0444);
+MODULE_PARM_DESC(first_id,
+		 "With shm: ID of the first accelerator this kernel hosts (default 0)");
+
 static int __init amdgpu_ualink_vpod_init(void)
 {
-	unsigned int i;
+	struct amdgpu_ualink_vpod_shm *region = NULL;
+	unsigned int i, all = nodes + fabric_nodes, first = 0;
 	int ret;
 
 	if (!nodes || nodes > AMDGPU_UALINK_VPOD_MAX_DRM ||
 	    fabric_nodes > AMDGPU_UALINK_MAX_ACCELS - nodes ||
 	    !vram_mb || vram_mb > 1024)
 		return -EINVAL;
-	ret = amdgpu_ualink_vpod_fabric_init(nodes + fabric_nodes, nodes,
+	if (shm) {
+		/* the other kernels' accelerators take the place of heaps */
+		if (fabric_nodes || pod_nodes > AMDGPU_UALINK_VPOD_SHM_MAX_NODES ||
+		    first_id >= pod_nodes || nodes > pod_nodes - first_id)
+			return -EINVAL;
+		region = amdgpu_ualink_vpod_shm_map(pod_nodes, (u64)vram_mb << 20);
+		if (IS_ERR(region))
+			return PTR_ERR(region);
+		all = pod_nodes;
+		first = first_id;
+	} else if (pod_nodes || first_id) {
+		return -EINVAL;
+	}
+	ret = amdgpu_ualink_vpod_fabric_init(all, first, nodes,
 					     (u64)vram_mb << 20, vpod_size,
-					     &amdgpu_ualink_vpod_bo_ops);
+					     &amdgpu_ualink_vpod_bo_ops, region);
 	if (ret)
 		return ret;
 	for (i = 0; i < nodes; i++) {
-		ret = amdgpu_ualink_vpod_drm_init(amdgpu_ualink_vpod_node(i));
+		ret = amdgpu_ualink_vpod_drm_init(amdgpu_ualink_vpod_node(first + i));
 		if (ret)
 			goto err;
 	}
@@ -53,7 +83,7 @@ static int __init amdgpu_ualink_vpod_init(void)
 
 err:
 	while (i)
-		amdgpu_ualink_vpod_drm_fini(amdgpu_ualink_vpod_node(--i));
+		amdgpu_ualink_vpod_drm_fini(amdgpu_ualink_vpod_node(first + --i));
 	amdgpu_ualink_vpod_fabric_fini();
 	return ret;
 }
@@ -64,7 +94,7 @@ static void __exit amdgpu_ualink_vpod_exit(void)
 
 	debugfs_remove_recursive(amdgpu_ualink_vpod->debugfs);
 	for (i = 0; i < nodes; i++)
-		amdgpu_ualink_vpod_drm_fini(amdgpu_ualink_vpod_node(i));
+		amdgpu_ualink_vpod_drm_fini(amdgpu_ualink_vpod_node(first_id + i));
 	amdgpu_ualink_vpod_fabric_fini();
 }
 

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+
+#include <linux/bitmap.h>
+#include <linux/delay.h>
+#include <linux/io.h>
+#include <linux/kthread.h>
+#include <linux/pci.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+
+#include "amdgpu_ualink_vpod.h"
+#include "amdgpu_ualink_vpod_shm.h"
+
+/**
+ * DOC: A pod of several kernels
+ *
+ * With the module parameter ``shm``, the emulated pod spans kernels: each
+ * QEMU guest loads the vpod with the accelerators it hosts (``first_id``
+ * and ``nodes``) out of a pod of ``pod_nodes``, and the fabric between
+ * guests is a memory region they all map: an ivshmem-plain device (PCI
+ * 1af4:1110) backed by one host file. The region holds what hardware
+ * would make reachable across the fabric:
+ *
+ * - a **header** (page 0): magic, layout version, the pod's size and each
+ *   accelerator's device memory size, and per accelerator the region
+ *   offset of its root page table and a boot counter (``boots``, bumped
+ *   each time a kernel brings the accelerator up, as firmware counts
+ *   link-ups);
+ * - the **rings**: one per (receiver, sender) pair, as
+ *   &struct amdgpu_ualink_vpod_ring, from page 1 on;
+ * - per accelerator, its **page-table pool**
+ *   (%AMDGPU_UALINK_VPOD_SHM_PT_PAGES pages; directory entries hold region
+ *   offsets) followed by its **device memory**.
+ *
+ * A guest writes only the header fields, tables and memory of the
+ * accelerators it hosts, the producer indices of their rings at others and
+ * the consumer indices of others' rings at them. All guests share the
+ * host's byte order. A file QEMU creates is zeroed, which every part of
+ * the layout takes as empty. There is no interrupt between guests (Debian
+ * has no ivshmem-server): a thread polls the rings whose receiver is here
+ * and whose sender is elsewhere, every 200 to 400 µs, and rings the
+ * receiver's doorbell when a producer index moved.
+ *
+ * Nothing tells a guest that another died or came back: the mailbox's own
+ * timeouts find a peer that stopped answering, and the generation in a
+ * restarted peer's HELLO tells that it is new. A kernel bringing up an
+ * accelerator takes the indices it finds in the region as its starting
+ * point (entries a dead predecessor left are dropped).
+ *
+ * What this does not model: an exporter's access sets and TLB shootdowns
+ * do not reach another kernel. An accelerator caches no translation of
+ * another kernel's memory (every access walks the owner's tables in the
+ * region), so unmapping the range makes the next access fault; but an
+ * access in flight during the unmap may still complete with the old
+ * translation, and an importer that was never granted a range it knows
+ * the NPA of is stopped only by the owner's tables.
+ */
+
+#define VPOD_SHM_MAGIC		0x6b6c6175	/* "ualk" */
+#define VPOD_SHM_VERSION	1
+
+/* The region's page 0; all guests share the host's byte order. */
+struct vpod_shm_header {
+	u32 magic;
+	u32 version;
+	u32 num_nodes;
+	u32 pt_pages;
+	u64 vram_size;
+	struct {
+		/* region offset of the root table, 0 while there is none */
+		u64 root;
+		/* times a kernel brought the accelerator up */
+		u32 boots;
+		u32 pad;
+	} node[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
+};
+
+/**
+ * struct amdgpu_ualink_vpod_shm - this kernel's view of the shared region
+ */
+struct amdgpu_ualink_vpod_shm {
+	/** @pdev: the ivshmem device */
+	struct pci_dev *pdev;
+	/** @base: the region, mapped write-back */
+	void *base;
+	/** @phys: its physical address (BAR 2) */
+	phys_addr_t phys;
+	/** @hdr: page 0 */
+	struct vpod_shm_header *hdr;
+	/** @num_nodes: accelerators of the pod */
+	unsigned int num_nodes;
+	/** @ring_stride: bytes from one ring to the next */
+	u64 ring_stride;
+	/** @node_off: where the first accelerator's area starts */
+	u64 node_off;
+	/** @node_stride: bytes of an accelerator's area */
+	u64 node_stride;
+	/** @lock: protects @pt_used */
+	spinlock_t lock;
+	/** @pt_used: per accelerator hosted here, its pool's pages in use */
+	unsigned long *pt_used[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
+	/** @poller: the thread that polls remote senders' rings */
+	struct task_struct *poller;
+	/** @poll: what it calls */
+	void (*poll)(void);
+};
+
+static u64 pt_off(struct amdgpu_ualink_vpod_shm *shm, u16 id)
+{
+	return shm->node_off + id * shm->node_stride;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_map - map the region the pod's kernels share
+ * @num_nodes: accelerators of the pod, all kernels together
+ * @vram_size: device memory of each
+ *
+ * Takes the first ivshmem-plain device. A region nobody used (all zero)
+ * gets the header; one in use must have the same layout.
+ *
+ * Returns: the region, or an ERR_PTR(): -ENODEV no ivshmem device, -ENOSPC
+ * it is too small, -EINVAL another layout, -ENOMEM.
+ */
+struct amdgpu_ualink_vpod_shm *amdgpu_ualink_vpod_shm_map(unsigned int num_nodes,
+							   u64 vram_size)
+{
+	struct amdgpu_ualink_vpod_shm *shm;
+	struct vpod_shm_header *hdr;
+	u64 need, len;
+	int ret;
+
+	if (!num_nodes || num_nodes > AMDGPU_UALINK_VPOD_SHM_MAX_NODES ||
+	    !PAGE_ALIGNED(vram_size))
+		return ERR_PTR(-EINVAL);
+	shm = kzalloc(sizeof(*shm), GFP_KERNEL);
+	if (!shm)
+		return ERR_PTR(-ENOMEM);
+	spin_lock_init(&shm->lock);
+	shm->num_nodes = num_nodes;
+	shm->ring_stride = round_up(sizeof(struct amdgpu_ualink_vpod_ring), 64);
+	shm->node_off = PAGE_SIZE + round_up(num_nodes * num_nodes *
+					     shm->ring_stride, PAGE_SIZE);
+	shm->node_stride = AMDGPU_UALINK_VPOD_SHM_PT_PAGES * PAGE_SIZE + vram_size;
+	need = shm->node_off + num_nodes * shm->node_stride;
+
+	shm->pdev = pci_get_device(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110, NULL);
+	if (!shm->pdev) {
+		ret = -ENODEV;
+		goto err_free;
+	}
+	ret = pci_enable_device_mem(shm->pdev);
+	if (ret)
+		goto err_put;
+	shm->phys = pci_resource_start(shm->pdev, 2);
+	len = pci_resource_len(shm->pdev, 2);
+	if (len < need) {
+		pci_err(shm->pdev, "vpod: region of %llu bytes, the pod needs %llu\n",
+			len, need);
+		ret = -ENOSPC;
+		goto err_disable;
+	}
+	shm->base = memremap(shm->phys, need, MEMREMAP_WB);
+	if (!shm->base) {
+		ret = -ENOMEM;
+		goto err_disable;
+	}
+	hdr = shm->base;
+	shm->hdr = hdr;
+	if (!READ_ONCE(hdr->magic)) {
+		/* the same values whichever kernel writes them first */
+		hdr->version = VPOD_SHM_VERSION;
+		hdr->num_nodes = num_nodes;
+		hdr->pt_pages = AMDGPU_UALINK_VPOD_SHM_PT_PAGES;
+		hdr->vram_size = vram_size;
+		smp_store_release(&hdr->magic, VPOD_SHM_MAGIC);
+	}
+	if (smp_load_acquire(&hdr->magic) != VPOD_SHM_MAGIC ||
+	    hdr->version != VPOD_SHM_VERSION || hdr->num_nodes != num_nodes ||
+	    hdr->pt_pages != AMDGPU_UALINK_VPOD_SHM_PT_PAGES ||
+	    hdr->vram_size != vram_size) {
+		pci_err(shm->pdev, "vpod: the region holds another pod's layout\n");
+		ret = -EINVAL;
+		goto err_unmap;
+	}
+	pci_info(shm->pdev, "vpod: pod of %u accelerators across kernels, %llu of %llu bytes\n",
+		 num_nodes, need, len);
+	return shm;
+
+err_unmap:
+	memunmap(shm->base);
+err_disable:
+	pci_disable_device(shm->pdev);
+err_put:
+	pci_dev_put(shm->pdev);
+err_free:
+	kfree(shm);
+	return ERR_PTR(ret);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_unmap - let go of the region
+ * @shm: the region; its poller stopped
+ */
+void amdgpu_ualink_vpod_shm_unmap(struct amdgpu_ualink_vpod_shm *shm)
+{
+	unsigned int i;
+
+	for (i = 0; i < AMDGPU_UALINK_VPOD_SHM_MAX_NODES; i++)
+		bitmap_free(shm->pt_used[i]);
+	memunmap(shm->base);
+	pci_disable_device(shm->pdev);
+	pci_dev_put(shm->pdev);
+	kfree(shm);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_ring - a sender's ring at a receiver
+ * @shm: the region
+ * @receiver: its accelerator ID
+ * @sender: the sender's
+ *
+ * Returns: the ring, in the region.
+ */
+struct amdgpu_ualink_vpod_ring *
+amdgpu_ualink_vpod_shm_ring(struct amdgpu_ualink_vpod_shm *shm, u16 receiver,
+			    u16 sender)
+{
+	return shm->base + PAGE_SIZE +
+		(receiver * shm->num_nodes + sender) * shm->ring_stride;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_vram - an accelerator's device memory
+ * @shm: the region
+ * @id: the accelerator
+ * @phys: returns its physical address, for CPU mappings
+ *
+ * Returns: its mapping.
+ */
+void *amdgpu_ualink_vpod_shm_vram(struct amdgpu_ualink_vpod_shm *shm, u16 id,
+				  phys_addr_t *phys)
+{
+	u64 off = pt_off(shm, id) + AMDGPU_UALINK_VPOD_SHM_PT_PAGES * PAGE_SIZE;
+
+	*phys = shm->phys + off;
+	return shm->base + off;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_start - this kernel brings an accelerator up
+ * @shm: the region
+ * @id: the accelerator, hosted here
+ *
+ * Counts the boot and forgets the page tables a predecessor left.
+ */
+void amdgpu_ualink_vpod_shm_start(struct amdgpu_ualink_vpod_shm *shm, u16 id)
+{
+	WRITE_ONCE(shm->hdr->node[id].root, 0);
+	WRITE_ONCE(shm->hdr->node[id].boots, shm->hdr->node[id].boots + 1);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_boots - how often an accelerator was brought up
+ * @shm: the region
+ * @id: the accelerator
+ *
+ * Returns: its boot counter.
+ */
+u32 amdgpu_ualink_vpod_shm_boots(struct amdgpu_ualink_vpod_shm *shm, u16 id)
+{
+	return READ_ONCE(shm->hdr->node[id].boots);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_alloc_table - a zeroed page-table page
+ * @shm: the region
+ * @id: the accelerator whose pool, hosted here
+ * @root: it is the root table, which the header then names
+ * @cpu: returns its mapping
+ * @addr: returns its region offset, as directory entries hold it
+ *
+ * Returns: 0, or -ENOMEM when the pool is used up.
+ */
+int amdgpu_ualink_vpod_shm_alloc_table(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id, bool root, u64 **cpu, u64 *addr)
+{
+	unsigned long *used;
+	unsigned int i;
+
+	if (!shm->pt_used[id]) {
+		used = bitmap_zalloc(AMDGPU_UALINK_VPOD_SHM_PT_PAGES, GFP_KERNEL);
+		if (!used)
+			return -ENOMEM;
+		spin_lock(&shm->lock);
+		if (!shm->pt_used[id])
+			swap(shm->pt_used[id], used);
+		spin_unlock(&shm->lock);
+		bitmap_free(used);
+	}
+	spin_lock(&shm->lock);
+	used = shm->pt_used[id];
+	i = find_first_zero_bit(used, AMDGPU_UALINK_VPOD_SHM_PT_PAGES);
+	if (i < AMDGPU_UALINK_VPOD_SHM_PT_PAGES)
+		__set_bit(i, used);
+	spin_unlock(&shm->lock);
+	if (i >= AMDGPU_UALINK_VPOD_SHM_PT_PAGES)
+		return -ENOMEM;
+	*addr = pt_off(shm, id) + i * PAGE_SIZE;
+	*cpu = shm->base + *addr;
+	memset(*cpu, 0, PAGE_SIZE);
+	if (root)	/* the zeroed table before its name */
+		smp_store_release(&shm->hdr->node[id].root, *addr);
+	return 0;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_free_table - give a page-table page back
+ * @shm: the region
+ * @id: the accelerator whose pool
+ * @addr: the table's region offset
+ */
+void amdgpu_ualink_vpod_shm_free_table(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id, u64 addr)
+{
+	if (READ_ONCE(shm->hdr->node[id].root) == addr)
+		WRITE_ONCE(shm->hdr->node[id].root, 0);
+	spin_lock(&shm->lock);
+	__clear_bit((addr - pt_off(shm, id)) / PAGE_SIZE, shm->pt_used[id]);
+	spin_unlock(&shm->lock);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_table - a table a directory entry points to
+ * @shm: the region
+ * @id: the accelerator whose tables are walked
+ * @addr: the address in the entry
+ *
+ * What the entry holds was written by another kernel, which may be
+ * starting over: only a page of @id's pool is followed.
+ *
+ * Returns: the table, or NULL when @addr is not a page of the pool.
+ */
+const u64 *amdgpu_ualink_vpod_shm_table(struct amdgpu_ualink_vpod_shm *shm,
+					u16 id, u64 addr)
+{
+	u64 first = pt_off(shm, id);
+
+	if (addr < first || addr - first >=
+	    AMDGPU_UALINK_VPOD_SHM_PT_PAGES * PAGE_SIZE || !PAGE_ALIGNED(addr))
+		return NULL;
+	return shm->base + addr;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_root - where a walk of an accelerator's tables starts
+ * @shm: the region
+ * @id: the accelerator
+ *
+ * Returns: its root table, or NULL while it has none.
+ */
+const u64 *amdgpu_ualink_vpod_shm_root(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id)
+{
+	/* pairs with the release in amdgpu_ualink_vpod_shm_alloc_table() */
+	return amdgpu_ualink_vpod_shm_table(shm, id,
+					    smp_load_acquire(&shm->hdr->node[id].root));
+}
+
+static int poll_thread(void *data)
+{
+	struct amdgpu_ualink_vpod_shm *shm = data;
+
+	while (!kthread_should_stop()) {
+		shm->poll();
+		usleep_range(200, 400);
+	}
+	return 0;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_poll_start - start polling for other kernels' messages
+ * @shm: the region
+ * @poll: called every 200 to 400 µs, in process context
+ *
+ * Returns: 0 or a negative errno.
+ */
+int amdgpu_ualink_vpod_shm_poll_start(struct amdgpu_ualink_vpod_shm *shm,
+				      void (*poll)(void))
+{
+	struct task_struct *t;
+
+	shm->poll = poll;
+	t = kthread_run(poll_thread, shm, "ualink-vpod-poll");
+	if (IS_ERR(t))
+		return PTR_ERR(t);
+	shm->poller = t;
+	return 0;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_poll_stop - stop polling
+ * @shm: the region
+ */
+void amdgpu_ualink_vpod_shm_poll_stop(struct amdgpu_ualink_vpod_shm *shm)
+{
+	if (shm->poller)
+		kthread_stop(shm->poller);
+	shm->poller = NULL;
+}

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * One guest's part of `make pod-test` (tooling/pod-test.sh): a pod of
+ * emulated accelerators spread over two kernels (QEMU guests) that share
+ * only an ivshmem region, the fabric. Guest A hosts accelerators 0 and 1,
+ * guest B 2 and 3. The two programs meet through files in a directory
+ * both guests mount (the host's; only UALink handles and "done" marks go
+ * through it, as an MPI launcher would pass them): every byte of a buffer
+ * goes through the fabric.
+ *
+ *   ualink_pod a|b DIR
+ *
+ * A: exports a buffer of accelerator 0 filled with a pattern, publishes
+ * its handle. B: imports it on accelerator 2, reads the pattern through
+ * the fabric (the exporter's page tables walked in the region, its memory
+ * read there), writes a second pattern into its upper half, exports a
+ * buffer of its own. A: reads its buffer locally and finds B's bytes,
+ * imports B's buffer on accelerator 1 and reads it through the fabric.
+ * Then both release everything, and each checks that its accelerators'
+ * counts (exports, grants, pins, imports) are back to zero. Every step
+ * prints what it saw; the exit status is 0 only when every check held.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <xf86drm.h>
+
+#include "amdgpu_ualink_vpod.h"
+#include "libualink.h"
+
+#define BUF_SIZE	(64 * 1024)
+#define WAIT_S		120
+#define DEBUGFS		"/sys/kernel/debug/amdgpu_ualink_vpod"
+
+static const char *dir;
+static int failures;
+
+static void check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("pod: %s: ", ok ? "ok" : "FAIL");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	failures += !ok;
+}
+
+static void die(const char *what, int err)
+{
+	printf("pod: FAIL: %s: %s\n", what, strerror(err < 0 ? -err : err));
+	exit(1);
+}
+
+/* The render node of accelerator @id, from the pod's debugfs "nodes". */
+static int open_accel(unsigned int id)
+{
+	char line[256], name[64], path[96];
+	unsigned int nid, vpod;
+	FILE *f = fopen(DEBUGFS "/nodes", "r");
+	int fd = -1;
+
+	if (!f)
+		die("open " DEBUGFS "/nodes", errno);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %u %*s %63s", &nid, &vpod, name) == 3 &&
+		    nid == id && !strncmp(name, "renderD", 7)) {
+			snprintf(path, sizeof(path), "/dev/dri/%s", name);
+			fd = open(path, O_RDWR | O_CLOEXEC);
+		}
+	fclose(f);
+	if (fd < 0)
+		die("open the render node of an accelerator hosted here", ENODEV);
+	return fd;
+}
+
+/* A counter of accelerator @id's debugfs "counts". */
+static long count(unsigned int id, const char *name)
+{
+	char path[96], key[64];
+	long value, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/counts", id);
+	f = fopen(path, "r");
+	if (!f)
+		die(path, errno);
+	while (fscanf(f, "%63s %ld", key, &value) == 2)
+		if (!strcmp(key, name))
+			found = value;
+	fclose(f);
+	return found;
+}
+
+static void show_counts(const char *when, unsigned int id)
+{
+	printf("pod: counts of accelerator %u %s: exports %ld grants %ld pins %ld imports %ld pt_tables %ld\n",
+	       id, when, count(id, "exports"), count(id, "grants"),
+	       count(id, "pins"), count(id, "imports"), count(id, "pt_tables"));
+}
+
+static void check_zero(unsigned int id)
+{
+	static const char *const names[] = { "exports", "grants", "pins", "imports" };
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		check(count(id, names[i]) == 0, "accelerator %u: %s back to 0",
+		      id, names[i]);
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[512], tmp[520];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f) || rename(tmp, path))
+		die(path, errno);
+}
+
+/* Wait for the other guest's file @name; its first line into @buf. */
+static void get(const char *name, char *buf, size_t size)
+{
+	char path[512];
+	time_t end = time(NULL) + WAIT_S;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	while (!(f = fopen(path, "r"))) {
+		if (time(NULL) > end) {
+			printf("pod: FAIL: no %s from the other guest within %d s\n",
+			       name, WAIT_S);
+			exit(1);
+		}
+		usleep(100 * 1000);
+	}
+	if (!fgets(buf, size, f))
+		buf[0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	fclose(f);
+}
+
+static unsigned int gem_create(int fd)
+{
+	struct drm_amdgpu_ualink_vpod_gem_create c = {
+		.size = BUF_SIZE,
+		.domain = AMDGPU_UALINK_VPOD_DOMAIN_VRAM,
+	};
+
+	if (drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_CREATE, &c))
+		die("GEM_CREATE", errno);
+	return c.handle;
+}
+
+/* What the accelerator's GPU does: direct, or through the fabric. */
+static int gpu_access(int fd, unsigned int gem, unsigned long offset, void *data,
+		  size_t size, int write)
+{
+	struct drm_amdgpu_ualink_vpod_gpu_access a = {
+		.handle = gem,
+		.flags = write ? AMDGPU_UALINK_VPOD_ACCESS_WRITE : 0,
+		.offset = offset,
+		.size = size,
+		.data = (uintptr_t)data,
+	};
+
+	return drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_ACCESS, &a) ? -errno : 0;
+}
+
+static void fill(unsigned int *words, size_t size, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < size / sizeof(*words); i++)
+		words[i] = seed * 0x9e3779b9u + (unsigned int)i;
+}
+
+static size_t mismatch(const unsigned int *words, size_t size, unsigned int seed)
+{
+	size_t i, bad = 0;
+
+	for (i = 0; i < size / sizeof(*words); i++)
+		bad += words[i] != seed * 0x9e3779b9u + (unsigned int)i;
+	return bad;
+}
+
+/* Import @text's handle on @fd; returns the GEM handle, *@dmabuf its fd. */
+static unsigned int import(int fd, const char *text, int *dmabuf)
+{
+	struct drm_amdgpu_ualink_handle h;
+	unsigned int gem;
+	int ret;
+
+	if (ualink_handle_parse(text, &h))
+		die("a handle from the other guest", EINVAL);
+	ret = ualink_import(fd, h, 0, dmabuf);
+	check(!ret, "import of %s (accelerator %u's): %s", text,
+	      ualink_handle_accel(h), ret ? ualink_strerror(ret) : "done");
+	if (ret)
+		exit(1);
+	if (drmPrimeFDToHandle(fd, *dmabuf, &gem))
+		die("PRIME fd to handle", errno);
+	return gem;
+}
+
+static unsigned int export(int fd, unsigned int gem, char text[UALINK_HANDLE_STRLEN])
+{
+	struct drm_amdgpu_ualink_handle h;
+	int ret = ualink_export(fd, gem, &h);
+
+	if (ret)
+		die("export", ret);
+	ualink_handle_format(h, text);
+	return ualink_handle_accel(h);
+}
+
+static void guest_a(void)
+{
+	static unsigned int buf[BUF_SIZE / 4];
+	char text[UALINK_HANDLE_STRLEN], line[128];
+	int fd0 = open_accel(0), fd1 = open_accel(1), dmabuf, ret;
+	unsigned int gem0, imp;
+
+	show_counts("before", 0);
+	gem0 = gem_create(fd0);
+	fill(buf, BUF_SIZE, 0xa);
+	if (gpu_access(fd0, gem0, 0, buf, BUF_SIZE, 1))
+		die("GPU write of our own buffer", errno);
+	check(export(fd0, gem0, text) == 0, "accelerator 0 exported %s", text);
+	put("a.handle", text);
+
+	get("b.handle", line, sizeof(line));
+	show_counts("while B holds an import", 0);
+	check(count(0, "grants") == 1, "accelerator 0 grants its buffer to B's importer");
+	memset(buf, 0, sizeof(buf));
+	ret = gpu_access(fd0, gem0, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE / 2, 0xa),
+	      "lower half of our buffer still ours");
+	check(!ret && !mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb),
+	      "upper half of our buffer holds what guest B wrote through the fabric (%zu words differ)",
+	      mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb));
+
+	imp = import(fd1, line, &dmabuf);
+	memset(buf, 0, sizeof(buf));
+	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xc),
+	      "accelerator 1 reads guest B's buffer through the fabric: %s",
+	      ret ? strerror(-ret) : "pattern intact");
+	show_counts("holding B's buffer", 1);
+	check(count(1, "imports") == 1, "accelerator 1 holds one import");
+	put("a.done", "1");
+
+	/* B releases ours and ends its export; we release ours of B's */
+	get("b.done", line, sizeof(line));
+	drmCloseBufferHandle(fd1, imp);
+	close(dmabuf);
+	drmCloseBufferHandle(fd0, gem0);
+	close(fd0);
+	close(fd1);
+	/* releases go through the mailbox: give them a moment */
+	for (int i = 0; i < 100 && (count(0, "exports") || count(1, "imports")); i++)
+		usleep(100 * 1000);
+	show_counts("after", 0);
+	show_counts("after", 1);
+	check_zero(0);
+	check_zero(1);
+	put("a.end", "1");
+}
+
+static void guest_b(void)
+{
+	static unsigned int buf[BUF_SIZE / 4];
+	char text[UALINK_HANDLE_STRLEN], line[128];
+	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf, ret;
+	unsigned int imp, gem3;
+
+	show_counts("before", 2);
+	get("a.handle", line, sizeof(line));
+	imp = import(fd2, line, &dmabuf);
+	ret = gpu_access(fd2, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xa),
+	      "accelerator 2 reads guest A's buffer through the fabric: %s (%zu words differ)",
+	      ret ? strerror(-ret) : "read", ret ? 0 : mismatch(buf, BUF_SIZE, 0xa));
+	fill(buf, BUF_SIZE / 2, 0xb);
+	ret = gpu_access(fd2, imp, BUF_SIZE / 2, buf, BUF_SIZE / 2, 1);
+	check(!ret, "accelerator 2 writes the upper half through the fabric");
+	show_counts("holding A's buffer", 2);
+
+	gem3 = gem_create(fd3);
+	fill(buf, BUF_SIZE, 0xc);
+	if (gpu_access(fd3, gem3, 0, buf, BUF_SIZE, 1))
+		die("GPU write of our own buffer", errno);
+	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
+	put("b.handle", text);
+
+	get("a.done", line, sizeof(line));
+	show_counts("while A holds an import", 3);
+	check(count(3, "grants") == 1, "accelerator 3 grants its buffer to A's importer");
+	drmCloseBufferHandle(fd2, imp);
+	close(dmabuf);
+	/* a released import is gone at the exporter: nothing maps it now */
+	put("b.done", "1");
+	get("a.end", line, sizeof(line));
+	drmCloseBufferHandle(fd3, gem3);
+	close(fd2);
+	close(fd3);
+	for (int i = 0; i < 100 && (count(3, "exports") || count(2, "imports")); i++)
+		usleep(100 * 1000);
+	show_counts("after", 2);
+	show_counts("after", 3);
+	check_zero(2);
+	check_zero(3);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 3 || (strcmp(argv[1], "a") && strcmp(argv[1], "b"))) {
+		fprintf(stderr, "usage: ualink_pod a|b DIR\n");
+		return 2;
+	}
+	dir = argv[2];
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argv[1][0] == 'a')
+		guest_a();
+	else
+		guest_b();
+	printf("pod: guest %s: %s (%d failed checks)\n", argv[1],
+	       failures ? "FAIL" : "PASS", failures);
+	return failures ? 1 : 0;
+}

@@ -4,7 +4,10 @@
 #
 #   make run      boot a guest with a pod of four emulated accelerators and
 #                 run a narrated tour of the UALink uAPI
-#   make check    all three test tiers; ends with "N passed, N failed, N skipped"
+#   make check    all four test tiers; ends with "N passed, N failed, N skipped"
+#   make pod-test a pod across two guest kernels sharing an ivshmem region:
+#                 export, import, access, one guest killed and booted again
+#                 (the fourth tier of check)
 #   make fuzz     the stateful uAPI fuzzer alone in the debug guest
 #                 (FUZZ_SECONDS=600, FUZZ_SEED= to replay)
 #   make bench    the uAPI's figures from a non-debug guest with 1,024
@@ -19,7 +22,7 @@ export UALINK_WORK
 TREE := $(UALINK_WORK)/linux
 T := tooling
 
-.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test igt fuzz bench series-check format-patch help
+.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test pod-test igt fuzz bench series-check format-patch help
 
 # Everything that touches UALINK_WORK runs under one lock: two runs at once
 # (CI and a developer, say) would rewrite each other's tree and results.
@@ -55,6 +58,10 @@ vm-kernel: deps
 
 vm-test: deps
 	@$(LOCKED) '$(PREP) && $(T)/vm-test.sh'
+
+# A pod across two guest kernels: kill one, boot it again (part of check).
+pod-test: deps
+	@$(LOCKED) '$(PREP) && $(T)/pod-test.sh'
 
 igt: deps
 	@$(MAKE) -s -C tests/igt OUT=$(UALINK_WORK)/out/igt

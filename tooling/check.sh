@@ -1,13 +1,13 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# `make check`: all three tiers, each run even when an earlier one failed,
+# `make check`: all four tiers, each run even when an earlier one failed,
 # then one line "N passed, N failed, N skipped". Exit status 0 only when
 # nothing failed and every tier reported.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-tiers=(kunit-uml amdgpu vm-test)
+tiers=(kunit-uml amdgpu vm-test pod-test)
 start=$(date +%s)
 # names this run: what one tier built for the next is not built again
 export UALINK_CHECK_RUN="$$.$(date +%s%N)"
@@ -19,6 +19,7 @@ for t in "${tiers[@]}"; do
 	kunit-uml) "$REPO/tooling/kunit-uml.sh" ;;
 	amdgpu) "$REPO/tooling/amdgpu-check.sh" ;;
 	vm-test) "$REPO/tooling/vm-test.sh" ;;
+	pod-test) "$REPO/tooling/pod-test.sh" ;;
 	esac
 	rcs[$t]=$?
 	took[$t]=$(($(date +%s) - s))

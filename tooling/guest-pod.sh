@@ -5,7 +5,7 @@
 # with the accelerators this guest hosts, the fabric being the ivshmem
 # region the guests share; then this guest's part of the test program.
 #   guest-pod.sh MODULE_DIR PROGRAM ROLE FIRST_ID
-# ROLE is a or b; the exchange directory is the host's, mounted as "pod".
+# ROLE is a, b or b2 (B booted again); the exchange directory is the host's, mounted as "pod".
 mods=$1 prog=$2 role=$3 first=$4
 ualink=$mods/drivers/gpu/drm/amd/amdgpu/ualink
 
@@ -18,8 +18,8 @@ say "up: $(nproc) CPUs, $(grep -l 0x1110 /sys/bus/pci/devices/*/device | wc -l) 
 load "$ualink/amdgpu_ualink.ko" || exit 1
 load "$ualink/amdgpu_ualink_vpod.ko" shm=1 pod_nodes=4 first_id="$first" \
 	nodes=2 vram_mb=4 || exit 1
-say "accelerators $first and $((first + 1)) up:"
-cat /sys/kernel/debug/amdgpu_ualink_vpod/nodes
+say "accelerators $first and $((first + 1)) up (ID, virtual pod, state, device, boots in the region):"
+sed "s/^/guest $role: nodes: /" /sys/kernel/debug/amdgpu_ualink_vpod/nodes
 "$prog" "$role" /tmp/pod
 status=$?
 say "test program exited with $status"

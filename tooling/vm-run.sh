@@ -54,20 +54,22 @@ timeout --foreground -k 10 "$timeout" \
 # A guest that hung after writing rc (in the kmemleak scan, say) fails too.
 
 share=$out/share
-if [ "$status" -ne 0 ] || [ ! -f "$share/rc" ] || [ ! -f "$share/dmesg.txt" ]; then
-	echo "vm-run: the guest did not finish (qemu/timeout status $status); see $out/console.log" >&2
-	exit 2
-fi
-rc=$(cat "$share/rc")
 
 # Every kind of kernel report fails the run, whatever the command said:
 # in the kernel log, in kmemleak's report, and in timestamped kernel lines
 # of the console (a test program's own "WARNING:" output does not count).
+# Also written for a guest that did not finish (the pod test kills one).
 reports='BUG:|BUG [^ ]+ \(|kernel BUG at|WARNING:|Oops|UBSAN:|KFENCE:|unreferenced object|kmemleak: .*(disabled|[Pp]ool empty)|possible circular locking|possible recursive locking|inconsistent lock state|suspicious RCU usage|rcu: INFO:|self-detected stall|DEBUG_LOCKS_WARN_ON|ODEBUG:|Kernel panic|general protection fault|blocked for more than|list_add corruption|list_del corruption|refcount_t:|Call Trace:'
 {
 	cat "$share/dmesg.txt" "$share/kmemleak.txt" 2>/dev/null
 	grep -aE '^\[ *[0-9]+\.[0-9]+\]' "$out/console.log"
 } | grep -aE "$reports" > "$out/reports.txt" || true
+
+if [ "$status" -ne 0 ] || [ ! -f "$share/rc" ] || [ ! -f "$share/dmesg.txt" ]; then
+	echo "vm-run: the guest did not finish (qemu/timeout status $status); see $out/console.log" >&2
+	exit 2
+fi
+rc=$(cat "$share/rc")
 if [ ! -f "$share/kmemleak-scanned" ] && [ "${VM_KMEMLEAK:-1}" = 1 ]; then
 	echo "kmemleak did not scan (not built in, or disabled at run time)" >> "$out/reports.txt"
 fi

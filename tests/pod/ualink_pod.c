@@ -3,22 +3,38 @@
  * One guest's part of `make pod-test` (tooling/pod-test.sh): a pod of
  * emulated accelerators spread over two kernels (QEMU guests) that share
  * only an ivshmem region, the fabric. Guest A hosts accelerators 0 and 1,
- * guest B 2 and 3. The two programs meet through files in a directory
- * both guests mount (the host's; only UALink handles and "done" marks go
- * through it, as an MPI launcher would pass them): every byte of a buffer
- * goes through the fabric.
+ * guest B 2 and 3. The programs meet through files in a directory the
+ * guests and the host mount (only UALink handles and marks go through it,
+ * as a job launcher would pass them): every byte of a buffer goes through
+ * the fabric.
  *
- *   ualink_pod a|b DIR
+ *   ualink_pod a|b|b2 DIR
  *
- * A: exports a buffer of accelerator 0 filled with a pattern, publishes
- * its handle. B: imports it on accelerator 2, reads the pattern through
- * the fabric (the exporter's page tables walked in the region, its memory
- * read there), writes a second pattern into its upper half, exports a
- * buffer of its own. A: reads its buffer locally and finds B's bytes,
- * imports B's buffer on accelerator 1 and reads it through the fabric.
- * Then both release everything, and each checks that its accelerators'
- * counts (exports, grants, pins, imports) are back to zero. Every step
- * prints what it saw; the exit status is 0 only when every check held.
+ * 1. A exports a buffer of accelerator 0 filled with a pattern. B imports
+ *    it on accelerator 2, reads the pattern through the fabric (the
+ *    exporter's page tables walked in the region, its memory read there),
+ *    writes a second pattern into its upper half, and exports a buffer of
+ *    accelerator 3. A finds B's bytes in its buffer, imports B's buffer on
+ *    accelerator 1 and reads it through the fabric.
+ * 2. B imports and releases A's buffer on accelerator 3 in a loop, and the
+ *    host kills B's QEMU (SIGKILL) in the middle of it.
+ * 3. A is not told. Its accelerator 1 releases its import of the dead
+ *    guest's buffer and imports it again: the import fails by the
+ *    mailbox's timeout, and the range it may have been granted is given
+ *    up once the peer is found lost. Accelerator 0 still counts the
+ *    grants it gave the dead guest: it sent it nothing that went
+ *    unanswered (there is no keepalive).
+ * 4. The host boots B again (b2) on the same region: its accelerators come
+ *    up with new generations. A exports a second buffer; B imports it on
+ *    2 and 3, which ends accelerator 0's connections with their previous
+ *    lives and drops the dead guest's grants of the first buffer: 0 then
+ *    holds exactly the two new grants. A imports the new B's buffer and
+ *    reads it.
+ * 5. Everyone releases everything; each guest checks that its
+ *    accelerators' counts (exports, grants, pins, imports) are back to 0.
+ *
+ * Every step prints what it saw, counts before, during and after; the exit
+ * status is 0 only when every check held.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +52,7 @@
 #include "libualink.h"
 
 #define BUF_SIZE	(64 * 1024)
-#define WAIT_S		120
+#define WAIT_S		300
 #define DEBUGFS		"/sys/kernel/debug/amdgpu_ualink_vpod"
 
 static const char *dir;
@@ -53,6 +69,20 @@ static void check(int ok, const char *fmt, ...)
 	printf("\n");
 	fflush(stdout);
 	failures += !ok;
+}
+
+/* the mailbox timeout of accelerator @id: 2 s, 2 retransmissions */
+static void short_timeout(unsigned int id)
+{
+	char path[96];
+	FILE *f;
+
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/timeout", id);
+	f = fopen(path, "w");
+	if (!f || fputs("2000 2\n", f) < 0 || fclose(f)) {
+		printf("pod: FAIL: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
 }
 
 static void die(const char *what, int err)
@@ -100,6 +130,54 @@ static long count(unsigned int id, const char *name)
 	fclose(f);
 	return found;
 }
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* Wait up to 30 s for a count to reach @want; returns what it is then. */
+static long wait_count(unsigned int id, const char *name, long want)
+{
+	double end = now_s() + 30;
+	long v;
+
+	while ((v = count(id, name)) != want && now_s() < end)
+		usleep(100 * 1000);
+	return v;
+}
+
+/*
+ * What accelerator @id's mailbox says of its connection with @peer: printed,
+ * and the entries it dropped from @peer's ring as an overflow returned.
+ */
+static unsigned long long show_peer(unsigned int id, unsigned int peer)
+{
+	char path[96], line[256], want[32];
+	unsigned long long dropped = 0, n;
+	FILE *f;
+	int on = 0;
+
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/state", id);
+	snprintf(want, sizeof(want), "peer %u:", peer);
+	f = fopen(path, "r");
+	if (!f)
+		die(path, errno);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "peer ", 5))
+			on = !strncmp(line, want, strlen(want));
+		if (on)
+			printf("pod: accelerator %u's %s", id, line);
+		if (on && sscanf(line, " dropped ring %llu", &n) == 1)
+			dropped += n;
+	}
+	fclose(f);
+	return dropped;
+}
+
 
 static void show_counts(const char *when, unsigned int id)
 {
@@ -196,6 +274,28 @@ static size_t mismatch(const unsigned int *words, size_t size, unsigned int seed
 	return bad;
 }
 
+/* "pattern intact", or what went wrong */
+static const char *verdict(int ret, const unsigned int *words, size_t size,
+			   unsigned int seed)
+{
+	static char text[64];
+
+	if (ret)
+		return strerror(-ret);
+	snprintf(text, sizeof(text), "%zu of %zu words differ",
+		 mismatch(words, size, seed), size / sizeof(*words));
+	return mismatch(words, size, seed) ? text : "pattern intact";
+}
+
+static int try_import(int fd, const char *text, int *dmabuf)
+{
+	struct drm_amdgpu_ualink_handle h;
+
+	if (ualink_handle_parse(text, &h))
+		die("a handle from the other guest", EINVAL);
+	return ualink_import(fd, h, 0, dmabuf);
+}
+
 /* Import @text's handle on @fd; returns the GEM handle, *@dmabuf its fd. */
 static unsigned int import(int fd, const char *text, int *dmabuf)
 {
@@ -203,9 +303,8 @@ static unsigned int import(int fd, const char *text, int *dmabuf)
 	unsigned int gem;
 	int ret;
 
-	if (ualink_handle_parse(text, &h))
-		die("a handle from the other guest", EINVAL);
-	ret = ualink_import(fd, h, 0, dmabuf);
+	ualink_handle_parse(text, &h);
+	ret = try_import(fd, text, dmabuf);
 	check(!ret, "import of %s (accelerator %u's): %s", text,
 	      ualink_handle_accel(h), ret ? ualink_strerror(ret) : "done");
 	if (ret)
@@ -231,8 +330,11 @@ static void guest_a(void)
 	static unsigned int buf[BUF_SIZE / 4];
 	char text[UALINK_HANDLE_STRLEN], line[128];
 	int fd0 = open_accel(0), fd1 = open_accel(1), dmabuf, ret;
-	unsigned int gem0, imp;
+	unsigned int gem0, gem0b, imp;
+	double t;
 
+	short_timeout(0);
+	short_timeout(1);
 	show_counts("before", 0);
 	gem0 = gem_create(fd0);
 	fill(buf, BUF_SIZE, 0xa);
@@ -241,6 +343,7 @@ static void guest_a(void)
 	check(export(fd0, gem0, text) == 0, "accelerator 0 exported %s", text);
 	put("a.handle", text);
 
+	/* 1: both ways through the fabric */
 	get("b.handle", line, sizeof(line));
 	show_counts("while B holds an import", 0);
 	check(count(0, "grants") == 1, "accelerator 0 grants its buffer to B's importer");
@@ -251,27 +354,78 @@ static void guest_a(void)
 	check(!ret && !mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb),
 	      "upper half of our buffer holds what guest B wrote through the fabric (%zu words differ)",
 	      mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb));
-
 	imp = import(fd1, line, &dmabuf);
 	memset(buf, 0, sizeof(buf));
 	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE, 0);
 	check(!ret && !mismatch(buf, BUF_SIZE, 0xc),
 	      "accelerator 1 reads guest B's buffer through the fabric: %s",
-	      ret ? strerror(-ret) : "pattern intact");
+	      verdict(ret, buf, BUF_SIZE, 0xc));
 	show_counts("holding B's buffer", 1);
 	check(count(1, "imports") == 1, "accelerator 1 holds one import");
 	put("a.done", "1");
 
-	/* B releases ours and ends its export; we release ours of B's */
-	get("b.done", line, sizeof(line));
+	/* 2, 3: B dies; nobody tells us */
+	get("killed", line, sizeof(line));
+	printf("pod: the host killed guest B (%s)\n", line);
+	show_counts("after B died", 0);
+	show_counts("after B died", 1);
+	check(count(0, "grants") >= 1,
+	      "accelerator 0 still counts its grant(s) to the dead guest: nothing told it");
+	drmCloseBufferHandle(fd1, imp);
+	close(dmabuf);
+	t = now_s();
+	ret = wait_count(1, "imports", 0);
+	printf("pod: accelerator 1 let go of the dead guest's buffer after %.1f s\n",
+	       now_s() - t);
+	check(ret == 0, "accelerator 1: its import of the dead guest's buffer is gone");
+	get("b.handle", line, sizeof(line));
+	t = now_s();
+	ret = try_import(fd1, line, &dmabuf);
+	check(ret == -ETIMEDOUT || ret == -ENOLINK,
+	      "importing the dead guest's buffer again fails after %.1f s: %s",
+	      now_s() - t, ret ? ualink_strerror(ret) : "it worked");
+	if (!ret)
+		close(dmabuf);
+	/* the request may have reached it: the range is released, unanswered */
+	show_counts("right after the failed import", 1);
+	t = now_s();
+	check(wait_count(1, "imports", 0) == 0,
+	      "accelerator 1 gave up the failed import's range %.1f s later (the peer is lost)",
+	      now_s() - t);
+	show_peer(1, 3);
+
+	/* 4: B is back, with new generations; a new buffer for it */
+	gem0b = gem_create(fd0);
+	fill(buf, BUF_SIZE, 0xe);
+	if (gpu_access(fd0, gem0b, 0, buf, BUF_SIZE, 1))
+		die("GPU write of our own buffer", errno);
+	export(fd0, gem0b, text);
+	put("a.handle2", text);
+	get("b2.handle", line, sizeof(line));
+	show_counts("after B came back and imported the new buffer on 2 and 3", 0);
+	check(count(0, "grants") == 2,
+	      "accelerator 0 holds exactly the new guest's two grants: the dead guest's grants of the first buffer were dropped");
+	/* B's new lives went on from the ring indices its old ones left */
+	check(!show_peer(0, 2) && !show_peer(0, 3),
+	      "accelerator 0 dropped nothing of the restarted accelerators' rings");
+	imp = import(fd1, line, &dmabuf);
+	memset(buf, 0, sizeof(buf));
+	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xd),
+	      "accelerator 1 reads the restarted guest's buffer through the fabric: %s",
+	      verdict(ret, buf, BUF_SIZE, 0xd));
+	put("a.done2", "1");
+
+	/* 5: release everything */
+	get("b2.released", line, sizeof(line));
 	drmCloseBufferHandle(fd1, imp);
 	close(dmabuf);
 	drmCloseBufferHandle(fd0, gem0);
+	drmCloseBufferHandle(fd0, gem0b);
 	close(fd0);
 	close(fd1);
-	/* releases go through the mailbox: give them a moment */
-	for (int i = 0; i < 100 && (count(0, "exports") || count(1, "imports")); i++)
-		usleep(100 * 1000);
+	wait_count(0, "exports", 0);
+	wait_count(1, "imports", 0);
 	show_counts("after", 0);
 	show_counts("after", 1);
 	check_zero(0);
@@ -279,20 +433,21 @@ static void guest_a(void)
 	put("a.end", "1");
 }
 
+/* B's first life: it ends killed, in the loop. */
 static void guest_b(void)
 {
 	static unsigned int buf[BUF_SIZE / 4];
 	char text[UALINK_HANDLE_STRLEN], line[128];
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf, ret;
-	unsigned int imp, gem3;
+	unsigned int imp, gem3, n;
 
 	show_counts("before", 2);
 	get("a.handle", line, sizeof(line));
 	imp = import(fd2, line, &dmabuf);
 	ret = gpu_access(fd2, imp, 0, buf, BUF_SIZE, 0);
 	check(!ret && !mismatch(buf, BUF_SIZE, 0xa),
-	      "accelerator 2 reads guest A's buffer through the fabric: %s (%zu words differ)",
-	      ret ? strerror(-ret) : "read", ret ? 0 : mismatch(buf, BUF_SIZE, 0xa));
+	      "accelerator 2 reads guest A's buffer through the fabric: %s",
+	      verdict(ret, buf, BUF_SIZE, 0xa));
 	fill(buf, BUF_SIZE / 2, 0xb);
 	ret = gpu_access(fd2, imp, BUF_SIZE / 2, buf, BUF_SIZE / 2, 1);
 	check(!ret, "accelerator 2 writes the upper half through the fabric");
@@ -304,20 +459,70 @@ static void guest_b(void)
 		die("GPU write of our own buffer", errno);
 	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
 	put("b.handle", text);
-
 	get("a.done", line, sizeof(line));
 	show_counts("while A holds an import", 3);
 	check(count(3, "grants") == 1, "accelerator 3 grants its buffer to A's importer");
-	drmCloseBufferHandle(fd2, imp);
-	close(dmabuf);
-	/* a released import is gone at the exporter: nothing maps it now */
-	put("b.done", "1");
+
+	/* 2: first imports and releases until the host kills us */
+	get("a.handle", line, sizeof(line));
+	put("b.looping", "1");
+	for (n = 0;; n++) {
+		unsigned int g;
+
+		ret = try_import(fd3, line, &dmabuf);
+		if (ret) {
+			printf("pod: import %u: %s\n", n, ualink_strerror(ret));
+			continue;
+		}
+		if (!drmPrimeFDToHandle(fd3, dmabuf, &g))
+			drmCloseBufferHandle(fd3, g);
+		close(dmabuf);
+		if (n % 16 == 0)
+			printf("pod: import and release %u\n", n);
+	}
+}
+
+/* B's second life, on the region its first left. */
+static void guest_b2(void)
+{
+	static unsigned int buf[BUF_SIZE / 4];
+	char text[UALINK_HANDLE_STRLEN], line[128];
+	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf2, dmabuf3, ret;
+	unsigned int imp2, imp3, gem3;
+
+	short_timeout(2);
+	short_timeout(3);
+	show_counts("before", 2);
+	show_counts("before", 3);
+	get("a.handle2", line, sizeof(line));
+	imp2 = import(fd2, line, &dmabuf2);
+	imp3 = import(fd3, line, &dmabuf3);
+	ret = gpu_access(fd2, imp2, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xe),
+	      "accelerator 2 reads guest A's new buffer through the fabric: %s",
+	      verdict(ret, buf, BUF_SIZE, 0xe));
+	gem3 = gem_create(fd3);
+	fill(buf, BUF_SIZE, 0xd);
+	if (gpu_access(fd3, gem3, 0, buf, BUF_SIZE, 1))
+		die("GPU write of our own buffer", errno);
+	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
+	put("b2.handle", text);
+	get("a.done2", line, sizeof(line));
+	show_counts("while A holds an import", 3);
+	check(count(3, "grants") == 1, "accelerator 3 grants its buffer to A's importer");
+
+	drmCloseBufferHandle(fd2, imp2);
+	close(dmabuf2);
+	drmCloseBufferHandle(fd3, imp3);
+	close(dmabuf3);
+	wait_count(2, "imports", 0);
+	wait_count(3, "imports", 0);
+	put("b2.released", "1");
 	get("a.end", line, sizeof(line));
 	drmCloseBufferHandle(fd3, gem3);
 	close(fd2);
 	close(fd3);
-	for (int i = 0; i < 100 && (count(3, "exports") || count(2, "imports")); i++)
-		usleep(100 * 1000);
+	wait_count(3, "exports", 0);
 	show_counts("after", 2);
 	show_counts("after", 3);
 	check_zero(2);
@@ -326,16 +531,19 @@ static void guest_b(void)
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[1], "a") && strcmp(argv[1], "b"))) {
-		fprintf(stderr, "usage: ualink_pod a|b DIR\n");
+	if (argc != 3 || (strcmp(argv[1], "a") && strcmp(argv[1], "b") &&
+			  strcmp(argv[1], "b2"))) {
+		fprintf(stderr, "usage: ualink_pod a|b|b2 DIR\n");
 		return 2;
 	}
 	dir = argv[2];
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (argv[1][0] == 'a')
+	if (!strcmp(argv[1], "a"))
 		guest_a();
-	else
+	else if (!strcmp(argv[1], "b"))
 		guest_b();
+	else
+		guest_b2();
 	printf("pod: guest %s: %s (%d failed checks)\n", argv[1],
 	       failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;

@@ -12,6 +12,7 @@
 #include "amdgpu_ualink_fault.h"
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_vpod.h"
+#include "amdgpu_ualink_vpod_shm.h"
 
 /**
  * DOC: Emulated pod: debugfs
@@ -20,7 +21,11 @@
  *
  * ``nodes``
  *	one line per accelerator: ``<id> <vpod> <state> <render node or ->``,
- *	state ``active``, ``resetting`` or ``offline``
+ *	state ``active``, ``resetting`` or ``offline``; in a pod that spans
+ *	kernels, the device of another kernel's accelerator reads
+ *	``remote``, and a fifth field counts the times a kernel brought the
+ *	accelerator up (from the shared region); only the accelerators this
+ *	kernel hosts have a ``node<id>`` directory
  * ``handles``
  *	one line per fabric-only accelerator: ``<id> 0x<lo> 0x<hi>``, the
  *	UALink handle of its 64 KiB heap, whose bytes are its ID as
@@ -86,9 +91,14 @@ static int nodes_show(struct seq_file *m, void *data)
 		u32 vpod, size;
 
 		amdgpu_ualink_vpod_info(node, &vpod, &size);
-		seq_printf(m, "%u %u %s %s\n", node->id, vpod,
+		seq_printf(m, "%u %u %s %s", node->id, vpod,
 			   state_names[amdgpu_ualink_vpod_state(node)],
 			   amdgpu_ualink_vpod_drm_name(node));
+		/* a pod that spans kernels: times each was brought up */
+		if (pod->shm)
+			seq_printf(m, " %u",
+				   amdgpu_ualink_vpod_shm_boots(pod->shm, node->id));
+		seq_putc(m, '\n');
 	}
 	return 0;
 }

@@ -18,12 +18,12 @@
  *    accelerator 1 and reads it through the fabric.
  * 2. B imports and releases A's buffer on accelerator 3 in a loop, and the
  *    host kills B's QEMU (SIGKILL) in the middle of it.
- * 3. A is not told. Its accelerator 1 releases its import of the dead
- *    guest's buffer and imports it again: the import fails by the
- *    mailbox's timeout, and the range it may have been granted is given
- *    up once the peer is found lost. Accelerator 0 still counts the
- *    grants it gave the dead guest: it sent it nothing that went
- *    unanswered (there is no keepalive).
+ * 3. A is not told, and still counts its grants to B. Accelerator 0 asks
+ *    accelerator 2 for a buffer, accelerator 1 asks 3: the mailbox's
+ *    timeouts find each peer lost, and the survivors drop what they held
+ *    for it and from it: 0 revokes 2's grant, and 1's import of 3's
+ *    buffer is revoked (a GPU access to it faults). Accelerators 0 and 1
+ *    keep working with each other meanwhile.
  * 4. The host boots B again (b2) on the same region: its accelerators come
  *    up with new generations. A exports a second buffer; B imports it on
  *    2 and 3, which ends accelerator 0's connections with their previous
@@ -331,6 +331,8 @@ static void guest_a(void)
 	char text[UALINK_HANDLE_STRLEN], line[128];
 	int fd0 = open_accel(0), fd1 = open_accel(1), dmabuf, ret;
 	unsigned int gem0, gem0b, imp;
+	int dmabuf2;
+	long grants;
 	double t;
 
 	short_timeout(0);
@@ -369,30 +371,59 @@ static void guest_a(void)
 	printf("pod: the host killed guest B (%s)\n", line);
 	show_counts("after B died", 0);
 	show_counts("after B died", 1);
-	check(count(0, "grants") >= 1,
-	      "accelerator 0 still counts its grant(s) to the dead guest: nothing told it");
-	drmCloseBufferHandle(fd1, imp);
-	close(dmabuf);
+	grants = count(0, "grants");
+	check(grants >= 1,
+	      "accelerator 0 still counts %ld grant(s) to the dead guest: nothing told it",
+	      grants);
+	ret = gpu_access(fd1, imp, 0, buf, 4096, 0);
+	printf("pod: accelerator 1's access to its import of the dead guest's buffer, before it knows: %s\n",
+	       ret ? strerror(-ret) : "still reads (the dead guest's memory and tables are still in the region)");
+
+	/* accelerator 0 asks the dead accelerator 2 for a buffer */
+	get("b.handle2", line, sizeof(line));
 	t = now_s();
-	ret = wait_count(1, "imports", 0);
-	printf("pod: accelerator 1 let go of the dead guest's buffer after %.1f s\n",
-	       now_s() - t);
-	check(ret == 0, "accelerator 1: its import of the dead guest's buffer is gone");
-	get("b.handle", line, sizeof(line));
-	t = now_s();
-	ret = try_import(fd1, line, &dmabuf);
+	ret = try_import(fd0, line, &dmabuf2);
 	check(ret == -ETIMEDOUT || ret == -ENOLINK,
-	      "importing the dead guest's buffer again fails after %.1f s: %s",
+	      "accelerator 0: importing accelerator 2's buffer fails after %.1f s: %s",
 	      now_s() - t, ret ? ualink_strerror(ret) : "it worked");
 	if (!ret)
-		close(dmabuf);
-	/* the request may have reached it: the range is released, unanswered */
-	show_counts("right after the failed import", 1);
+		close(dmabuf2);
+	check(wait_count(0, "grants", grants - 1) == grants - 1,
+	      "accelerator 0 found accelerator 2 lost and revoked its grant: %ld left (accelerator 3's, if the loop held one)",
+	      count(0, "grants"));
+	show_peer(0, 2);
+
+	/* accelerator 1 asks the dead accelerator 3 for another buffer */
+	get("b.handle3", line, sizeof(line));
 	t = now_s();
-	check(wait_count(1, "imports", 0) == 0,
-	      "accelerator 1 gave up the failed import's range %.1f s later (the peer is lost)",
-	      now_s() - t);
+	ret = try_import(fd1, line, &dmabuf2);
+	check(ret == -ETIMEDOUT || ret == -ENOLINK,
+	      "accelerator 1: importing accelerator 3's second buffer fails after %.1f s: %s",
+	      now_s() - t, ret ? ualink_strerror(ret) : "it worked");
+	if (!ret)
+		close(dmabuf2);
+	ret = gpu_access(fd1, imp, 0, buf, 4096, 0);
+	check(ret == -ENODEV,
+	      "accelerator 1 found accelerator 3 lost and revoked its import: the GPU access faults (%s)",
+	      ret ? strerror(-ret) : "it still reads");
 	show_peer(1, 3);
+	drmCloseBufferHandle(fd1, imp);
+	close(dmabuf);
+	check(wait_count(1, "imports", 0) == 0,
+	      "accelerator 1 holds no import any more");
+
+	/* the survivors keep working with each other */
+	get("a.handle", line, sizeof(line));
+	imp = import(fd1, line, &dmabuf);
+	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE / 2, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE / 2, 0xa),
+	      "accelerator 1 imports and reads accelerator 0's buffer meanwhile: %s",
+	      verdict(ret, buf, BUF_SIZE / 2, 0xa));
+	drmCloseBufferHandle(fd1, imp);
+	close(dmabuf);
+	wait_count(1, "imports", 0);
+	show_counts("after the timeouts", 0);
+	show_counts("after the timeouts", 1);
 
 	/* 4: B is back, with new generations; a new buffer for it */
 	gem0b = gem_create(fd0);
@@ -459,6 +490,11 @@ static void guest_b(void)
 		die("GPU write of our own buffer", errno);
 	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
 	put("b.handle", text);
+	/* two more, which A asks for once we are dead */
+	check(export(fd2, gem_create(fd2), text) == 2, "accelerator 2 exported %s", text);
+	put("b.handle2", text);
+	check(export(fd3, gem_create(fd3), text) == 3, "accelerator 3 exported %s", text);
+	put("b.handle3", text);
 	get("a.done", line, sizeof(line));
 	show_counts("while A holds an import", 3);
 	check(count(3, "grants") == 1, "accelerator 3 grants its buffer to A's importer");

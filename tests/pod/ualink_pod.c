@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -325,6 +326,33 @@ static unsigned int export(int fd, unsigned int gem, char text[UALINK_HANDLE_STR
 	return ualink_handle_accel(h);
 }
 
+/* Our device memory is in the region: the CPU maps it there too. */
+static void cpu_check(int fd, unsigned int gem)
+{
+	struct drm_amdgpu_ualink_vpod_gem_mmap m = { .handle = gem };
+	unsigned int *map;
+
+	if (drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_MMAP, &m))
+		die("GEM_MMAP", errno);
+	map = mmap(NULL, BUF_SIZE, PROT_READ, MAP_SHARED, fd, m.offset);
+	if (map == MAP_FAILED)
+		die("mmap", errno);
+	check(!mismatch(map + BUF_SIZE / 8, BUF_SIZE / 2, 0xb),
+	      "a CPU mapping of our buffer shows B's bytes too: %s",
+	      verdict(0, map + BUF_SIZE / 8, BUF_SIZE / 2, 0xb));
+	munmap(map, BUF_SIZE);
+}
+
+static int vpod_move_refused(void)
+{
+	int fd = open(DEBUGFS "/node0/vpod", O_WRONLY);
+	int ok = fd >= 0 && write(fd, "1\n", 2) < 0 && errno == EOPNOTSUPP;
+
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 static void guest_a(void)
 {
 	static unsigned int buf[BUF_SIZE / 4];
@@ -337,6 +365,7 @@ static void guest_a(void)
 
 	short_timeout(0);
 	short_timeout(1);
+	check(vpod_move_refused(), "moving an accelerator to another virtual pod is refused (EOPNOTSUPP): the other kernel would not hear of it");
 	show_counts("before", 0);
 	gem0 = gem_create(fd0);
 	fill(buf, BUF_SIZE, 0xa);
@@ -356,6 +385,7 @@ static void guest_a(void)
 	check(!ret && !mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb),
 	      "upper half of our buffer holds what guest B wrote through the fabric (%zu words differ)",
 	      mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb));
+	cpu_check(fd0, gem0);
 	imp = import(fd1, line, &dmabuf);
 	memset(buf, 0, sizeof(buf));
 	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE, 0);

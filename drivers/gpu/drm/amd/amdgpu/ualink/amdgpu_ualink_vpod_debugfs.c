@@ -59,7 +59,9 @@
  *	write ``reset`` (GPU reset), ``offline`` or ``online``
  * ``node<id>/vpod``
  *	the accelerator's virtual pod number, 0 to 1023; write to move it
- *	(a larger number fails with EINVAL)
+ *	(a larger number fails with EINVAL; in a pod that spans kernels,
+ *	where ``vpod_size`` alone sets virtual pods, every write fails with
+ *	EOPNOTSUPP)
  * ``node<id>/timeout``
  *	``<ms> <retries>``: the mailbox timeout of requests it sends (the
  *	time rounded to the timer's resolution); write to change it
@@ -226,6 +228,9 @@ static int vpod_set(void *data, u64 val)
 	/* as many virtual pods as accelerators at most */
 	if (val >= AMDGPU_UALINK_MAX_ACCELS)
 		return -EINVAL;
+	/* the other kernels would not hear of it, as they would of firmware */
+	if (amdgpu_ualink_vpod->shm)
+		return -EOPNOTSUPP;
 	amdgpu_ualink_vpod_set_vpod(data, val);
 	return 0;
 }

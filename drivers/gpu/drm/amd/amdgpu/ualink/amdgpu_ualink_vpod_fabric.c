@@ -1020,7 +1020,9 @@ static void node_take_rings(struct amdgpu_ualink_vpod_node *node)
 		if (i == node->id)
 			continue;
 		ring = ring_at(node->id, i);
+		/* as vpod_rx_head() and vpod_rx_ack() do */
 		node->rx_base[i] = smp_load_acquire(&ring->head);
+		/* all of it consumed: the sender may reuse the slots */
 		smp_store_release(&ring->tail, node->rx_base[i]);
 		ring = ring_at(i, node->id);
 		node->tx_base[i] = READ_ONCE(ring->head);

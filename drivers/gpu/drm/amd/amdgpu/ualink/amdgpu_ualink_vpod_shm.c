@@ -121,8 +121,8 @@ static u64 pt_off(struct amdgpu_ualink_vpod_shm *shm, u16 id)
  * Returns: the region, or an ERR_PTR(): -ENODEV no ivshmem device, -ENOSPC
  * it is too small, -EINVAL another layout, -ENOMEM.
  */
-struct amdgpu_ualink_vpod_shm *amdgpu_ualink_vpod_shm_map(unsigned int num_nodes,
-							   u64 vram_size)
+struct amdgpu_ualink_vpod_shm *
+amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size)
 {
 	struct amdgpu_ualink_vpod_shm *shm;
 	struct vpod_shm_header *hdr;
@@ -172,8 +172,10 @@ struct amdgpu_ualink_vpod_shm *amdgpu_ualink_vpod_shm_map(unsigned int num_nodes
 		hdr->num_nodes = num_nodes;
 		hdr->pt_pages = AMDGPU_UALINK_VPOD_SHM_PT_PAGES;
 		hdr->vram_size = vram_size;
+		/* the fields before the magic that says they are there */
 		smp_store_release(&hdr->magic, VPOD_SHM_MAGIC);
 	}
+	/* pairs with the release above, in whichever kernel wrote it */
 	if (smp_load_acquire(&hdr->magic) != VPOD_SHM_MAGIC ||
 	    hdr->version != VPOD_SHM_VERSION || hdr->num_nodes != num_nodes ||
 	    hdr->pt_pages != AMDGPU_UALINK_VPOD_SHM_PT_PAGES ||
@@ -362,8 +364,9 @@ const u64 *amdgpu_ualink_vpod_shm_root(struct amdgpu_ualink_vpod_shm *shm,
 				       u16 id)
 {
 	/* pairs with the release in amdgpu_ualink_vpod_shm_alloc_table() */
-	return amdgpu_ualink_vpod_shm_table(shm, id,
-					    smp_load_acquire(&shm->hdr->node[id].root));
+	u64 root = smp_load_acquire(&shm->hdr->node[id].root);
+
+	return amdgpu_ualink_vpod_shm_table(shm, id, root);
 }
 
 static int poll_thread(void *data)

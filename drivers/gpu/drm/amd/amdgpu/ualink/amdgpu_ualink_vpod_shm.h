@@ -18,8 +18,8 @@ struct task_struct;
 /* page-table pages each accelerator has in the region */
 #define AMDGPU_UALINK_VPOD_SHM_PT_PAGES		256
 
-struct amdgpu_ualink_vpod_shm *amdgpu_ualink_vpod_shm_map(unsigned int num_nodes,
-							   u64 vram_size);
+struct amdgpu_ualink_vpod_shm *
+amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size);
 void amdgpu_ualink_vpod_shm_unmap(struct amdgpu_ualink_vpod_shm *shm);
 struct amdgpu_ualink_vpod_ring *
 amdgpu_ualink_vpod_shm_ring(struct amdgpu_ualink_vpod_shm *shm, u16 receiver,

@@ -24,13 +24,15 @@ ccache gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
 rm -rf "$run"
 mkdir -p "$run/xchg"
 region=/dev/shm/ualink-pod-$$
-trap 'rm -f "$region"' EXIT
+# an interrupted run leaves no guest behind
+trap 'kill -KILL $(cat "$run"/*.pid 2>/dev/null) 2>/dev/null; rm -f "$region"' EXIT
 truncate -s 32M "$region"	# zeroed: an empty fabric
 
 guest() {	# guest ROLE FIRST_ID
 	VM_QEMU_ARGS="-object memory-backend-file,id=fabric,share=on,mem-path=$region,size=32M
 		-device ivshmem-plain,memdev=fabric
-		-virtfs local,path=$run/xchg,mount_tag=pod,security_model=none,multidevs=remap" \
+		-virtfs local,path=$run/xchg,mount_tag=pod,security_model=none,multidevs=remap
+		-pidfile $run/$1.pid" \
 	VM_TIMEOUT=${POD_TIMEOUT:-600} \
 		"$REPO/tooling/vm-run.sh" "$OUT/vm/arch/x86/boot/bzImage" "$run/$1" \
 		"sh $REPO/tooling/guest-pod.sh $OUT/vm $OUT/pod/ualink_pod $1 $2" \
@@ -48,7 +50,7 @@ for _ in $(seq 600); do
 done
 if [ -e "$run/xchg/b.looping" ]; then
 	sleep 2
-	pkill -KILL -f "qemu-system-x86_64 .*$run/b/share" &&
+	kill -KILL "$(cat "$run/b.pid")" &&
 		echo "SIGKILL to guest B's QEMU at $(($(date +%s) - start)) s" > "$run/xchg/killed"
 fi
 wait $pb; rb=$?
@@ -62,6 +64,7 @@ else
 fi
 wait $pa; ra=$?
 end=$(date +%s)
+rm -f "$run"/*.pid	# every guest is gone: the trap has nothing to kill
 for g in a b b2; do
 	[ -f "$run/$g.log" ] || continue
 	echo "=== guest $g"
@@ -74,8 +77,20 @@ done
 
 # Counts: every check a guest's program made, and per guest that its
 # kernel said nothing (B's first life: up to its death, from the console).
-pass=$(cat "$run"/{a,b,b2}.log 2>/dev/null | grep -ac '^pod: ok:')
-fail=$(cat "$run"/{a,b,b2}.log 2>/dev/null | grep -ac '^pod: FAIL')
+# what each program printed: its own file (no kernel line can cut into it)
+# when the guest finished, the console for the one that was killed
+printed() {
+	local g
+	for g in a b b2; do
+		if [ -f "$run/$g/share/rc" ]; then
+			cat "$run/$g/share/output.log"
+		else
+			cat "$run/$g.log" 2>/dev/null
+		fi
+	done
+}
+pass=$(printed | grep -ac '^pod: ok:')
+fail=$(printed | grep -ac '^pod: FAIL')
 for g in a b b2; do
 	if [ -f "$run/$g/reports.txt" ] && [ ! -s "$run/$g/reports.txt" ]; then
 		pass=$((pass + 1))

@@ -275,6 +275,49 @@ static size_t mismatch(const unsigned int *words, size_t size, unsigned int seed
 	return bad;
 }
 
+/* A counter of a message type in accelerator @id's view of @peer. */
+static long long peer_stat(unsigned int id, unsigned int peer,
+			   const char *type, const char *what)
+{
+	char path[96], line[256], want[32], t[32], w1[32], w2[32], w3[32];
+	long long v1, v2, v3, found = -1;
+	FILE *f;
+	int on = 0;
+
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/state", id);
+	snprintf(want, sizeof(want), "peer %u:", peer);
+	f = fopen(path, "r");
+	if (!f)
+		die(path, errno);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "peer ", 5))
+			on = !strncmp(line, want, strlen(want));
+		/* "  npa_req     sent 0 received 172 retransmitted 0" */
+		if (on && sscanf(line, " %31s %31s %lld %31s %lld %31s %lld", t,
+				 w1, &v1, w2, &v2, w3, &v3) == 7 && !strcmp(t, type))
+			found = !strcmp(what, w1) ? v1 : !strcmp(what, w2) ? v2 : v3;
+	}
+	fclose(f);
+	return found;
+}
+
+/* Times the region says accelerator @id was brought up (debugfs nodes). */
+static int boots(unsigned int id)
+{
+	char line[256];
+	unsigned int nid;
+	int b, found = -1;
+	FILE *f = fopen(DEBUGFS "/nodes", "r");
+
+	if (!f)
+		die(DEBUGFS "/nodes", errno);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%u %*u %*s %*s %d", &nid, &b) == 2 && nid == id)
+			found = b;
+	fclose(f);
+	return found;
+}
+
 /* "pattern intact", or what went wrong */
 static const char *verdict(int ret, const unsigned int *words, size_t size,
 			   unsigned int seed)
@@ -402,6 +445,9 @@ static void guest_a(void)
 	show_counts("after B died", 0);
 	show_counts("after B died", 1);
 	grants = count(0, "grants");
+	check(peer_stat(0, 3, "npa_req", "received") >= 4,
+	      "guest B's loop reached accelerator 0: %lld first imports from accelerator 3",
+	      peer_stat(0, 3, "npa_req", "received"));
 	check(grants >= 1,
 	      "accelerator 0 still counts %ld grant(s) to the dead guest: nothing told it",
 	      grants);
@@ -432,10 +478,13 @@ static void guest_a(void)
 	      now_s() - t, ret ? ualink_strerror(ret) : "it worked");
 	if (!ret)
 		close(dmabuf2);
-	ret = gpu_access(fd1, imp, 0, buf, 4096, 0);
+	/* the import is killed by a worker once the loss is known */
+	t = now_s();
+	while (!(ret = gpu_access(fd1, imp, 0, buf, 4096, 0)) && now_s() < t + 30)
+		usleep(50 * 1000);
 	check(ret == -ENODEV,
-	      "accelerator 1 found accelerator 3 lost and revoked its import: the GPU access faults (%s)",
-	      ret ? strerror(-ret) : "it still reads");
+	      "accelerator 1 found accelerator 3 lost and revoked its import: the GPU access faults (%s, %.1f s after the failed import)",
+	      ret ? strerror(-ret) : "it still reads", now_s() - t);
 	show_peer(1, 3);
 	drmCloseBufferHandle(fd1, imp);
 	close(dmabuf);
@@ -463,6 +512,9 @@ static void guest_a(void)
 	export(fd0, gem0b, text);
 	put("a.handle2", text);
 	get("b2.handle", line, sizeof(line));
+	check(boots(2) == 2 && boots(3) == 2,
+	      "the region counts a second boot of accelerators 2 and 3 (%d, %d)",
+	      boots(2), boots(3));
 	show_counts("after B came back and imported the new buffer on 2 and 3", 0);
 	check(count(0, "grants") == 2,
 	      "accelerator 0 holds exactly the new guest's two grants: the dead guest's grants of the first buffer were dropped");
@@ -531,7 +583,6 @@ static void guest_b(void)
 
 	/* 2: first imports and releases until the host kills us */
 	get("a.handle", line, sizeof(line));
-	put("b.looping", "1");
 	for (n = 0;; n++) {
 		unsigned int g;
 
@@ -543,6 +594,8 @@ static void guest_b(void)
 		if (!drmPrimeFDToHandle(fd3, dmabuf, &g))
 			drmCloseBufferHandle(fd3, g);
 		close(dmabuf);
+		if (n == 4)	/* the host may kill us now */
+			put("b.looping", "1");
 		if (n % 16 == 0)
 			printf("pod: import and release %u\n", n);
 	}
@@ -589,6 +642,8 @@ static void guest_b2(void)
 	close(fd2);
 	close(fd3);
 	wait_count(3, "exports", 0);
+	check(!show_peer(2, 0) && !show_peer(3, 0) && !show_peer(3, 1),
+	      "accelerators 2 and 3 dropped nothing of guest A's rings");
 	show_counts("after", 2);
 	show_counts("after", 3);
 	check_zero(2);

@@ -34,7 +34,8 @@ struct dentry;
  * @AMDGPU_UALINK_VPOD_ACTIVE: taking part
  * @AMDGPU_UALINK_VPOD_RESETTING: in a GPU reset; grants nothing
  * @AMDGPU_UALINK_VPOD_OFFLINE: out of the pod: the fabric carries nothing
- *	to or from it
+ *	to or from it (in a pod across kernels, the other kernels' accesses
+ *	to its memory still go through: they do not see its state)
  */
 enum amdgpu_ualink_vpod_state {
 	AMDGPU_UALINK_VPOD_ACTIVE,
@@ -220,6 +221,12 @@ struct amdgpu_ualink_vpod {
 	 * poller uses it
 	 */
 	u32 *seen;
+	/**
+	 * @seen_tail: with @shm, by sender here and receiver elsewhere, the
+	 * consumer index the poller last rang a waiting sender for; only
+	 * the poller uses it
+	 */
+	u32 *seen_tail;
 	/** @debugfs: the pod's debugfs directory */
 	struct dentry *debugfs;
 };

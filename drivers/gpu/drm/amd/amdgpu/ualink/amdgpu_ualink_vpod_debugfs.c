@@ -60,8 +60,8 @@
  * ``node<id>/vpod``
  *	the accelerator's virtual pod number, 0 to 1023; write to move it
  *	(a larger number fails with EINVAL; in a pod that spans kernels,
- *	where ``vpod_size`` alone sets virtual pods, every write fails with
- *	EOPNOTSUPP)
+ *	where ``vpod_size`` alone sets virtual pods, any other write fails
+ *	with EOPNOTSUPP)
  * ``node<id>/timeout``
  *	``<ms> <retries>``: the mailbox timeout of requests it sends (the
  *	time rounded to the timer's resolution); write to change it

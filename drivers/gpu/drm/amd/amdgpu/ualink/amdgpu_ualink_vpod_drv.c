@@ -221,7 +221,6 @@ static unsigned long vpod_io_mem_pfn(struct ttm_buffer_object *tbo,
 				     unsigned long page_offset)
 {
 	struct amdgpu_ualink_vpod_node *node = to_vdev(tbo->bdev)->node;
-
 	u64 offset = tbo->resource->bus.offset + (page_offset << PAGE_SHIFT);
 
 	/* in the region kernels share, or kernel memory */
@@ -693,7 +692,7 @@ static int vpod_access(struct vpod_bo *bo, u64 offset, void *buf, size_t size,
 	 * Whatever the import's state: an NPA still in its resource goes to
 	 * the fabric, which decides (a revoked import's move to the dead
 	 * resource took the NPA away; if that move failed, the exporter's
-	 * access check stops it).
+	 * access check stops it, or in another kernel its tables only).
 	 */
 	npa = amdgpu_ualink_npa_res_npa(bo->tbo.resource);
 	ret = npa ? amdgpu_ualink_vpod_fabric_access(node, npa + offset, buf,

@@ -130,9 +130,13 @@ static struct amdgpu_ualink_vpod_ring *ring_at(u16 receiver, u16 sender)
 
 	if (!rx)
 		return NULL;
-	if (amdgpu_ualink_vpod->shm)
+	if (amdgpu_ualink_vpod->shm) {
+		/* the region has a ring for every pair of the pod, no more */
+		if (sender >= amdgpu_ualink_vpod->num_nodes || sender == receiver)
+			return NULL;
 		return amdgpu_ualink_vpod_shm_ring(amdgpu_ualink_vpod->shm,
 						   receiver, sender);
+	}
 	return xa_load(&rx->rings, sender);
 }
 
@@ -229,7 +233,12 @@ static void vpod_rx_ack(void *priv, u16 sender, u32 tail)
 	/* after reading the slots */
 	smp_store_release(&ring->tail, tail + base(node->rx_base, sender));
 	smp_mb();	/* see vpod_peer_tail() */
-	/* a sender that does not wait for room needs no interrupt */
+	/*
+	 * A sender that does not wait for room needs no interrupt. One in
+	 * another kernel is rung by its poller, which clears the flag.
+	 */
+	if (amdgpu_ualink_vpod_node(sender)->remote)
+		return;
 	if (READ_ONCE(ring->waiting) && xchg(&ring->waiting, 0))
 		ring_doorbell(node, sender);
 }
@@ -532,8 +541,14 @@ int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 		}
 		spin_unlock(&owner->walk_lock);
 		addr = e->addr + offset_in_page(npa);
-		if (!ret && WARN_ON_ONCE(addr + n > owner->vram_size))
-			ret = -EIO;	/* a table pointing outside memory */
+		if (!ret && addr + n > owner->vram_size) {
+			/*
+			 * A table pointing outside memory: a bug of ours, or
+			 * in a pod across kernels, the region scribbled on.
+			 */
+			WARN_ON_ONCE(!amdgpu_ualink_vpod->shm);
+			ret = -EIO;
+		}
 		if (!ret && write)
 			memcpy(owner->vram + addr, buf, n);
 		else if (!ret)
@@ -1066,39 +1081,53 @@ static void node_stop(struct amdgpu_ualink_vpod_node *node)
 }
 
 /*
- * The poller of a pod that spans kernels: a producer index another
- * kernel's accelerator moved at one of ours rings the doorbell its
- * interrupt would have.
+ * The poller of a pod that spans kernels rings the doorbells another
+ * kernel's interrupts would have: a producer index a remote accelerator
+ * moved at one of ours, and a consumer index it moved at a ring where one
+ * of ours waits for room (vpod_peer_tail() flagged it).
  */
 static void poll_remote(void)
 {
 	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
-	unsigned int rx, tx;
+	unsigned int id, peer;
 
-	for (rx = pod->first_drm; rx < pod->first_drm + pod->num_drm; rx++) {
-		for (tx = 0; tx < pod->num_nodes; tx++) {
-			u32 *seen = &pod->seen[rx * pod->num_nodes + tx];
+	for (id = pod->first_drm; id < pod->first_drm + pod->num_drm; id++) {
+		for (peer = 0; peer < pod->num_nodes; peer++) {
+			u32 *seen = &pod->seen[id * pod->num_nodes + peer];
+			struct amdgpu_ualink_vpod_ring *ring;
 			u32 head;
 
-			if (!pod->nodes[tx]->remote)
+			if (!pod->nodes[peer]->remote)
 				continue;
-			head = READ_ONCE(ring_at(rx, tx)->head);
-			if (head == *seen)
-				continue;
-			*seen = head;
-			ring_doorbell(pod->nodes[tx], rx);
+			ring = ring_at(id, peer);
+			head = READ_ONCE(ring->head);
+			if (head != *seen) {
+				*seen = head;
+				ring_doorbell(pod->nodes[peer], id);
+			}
+			/* see vpod_rx_ack(), which leaves the flag to us */
+			ring = ring_at(peer, id);
+			if (READ_ONCE(ring->waiting) &&
+			    READ_ONCE(ring->tail) != pod->seen_tail[id * pod->num_nodes + peer] &&
+			    xchg(&ring->waiting, 0)) {
+				pod->seen_tail[id * pod->num_nodes + peer] =
+					READ_ONCE(ring->tail);
+				ring_doorbell(pod->nodes[peer], id);
+			}
 		}
 	}
 }
 
 /**
  * amdgpu_ualink_vpod_fabric_init - build the pod
- * @num_nodes: accelerators, 1 to 1,024 (in all kernels, with @shm)
+ * @num_nodes: accelerators, 1 to 1,024 (with @shm: in all kernels, 1 to
+ *	       %AMDGPU_UALINK_VPOD_SHM_MAX_NODES)
  * @first_drm: ID of the first accelerator with a DRM device; 0 without
  *	       @shm
  * @num_drm: how many get one: those this kernel hosts with @shm (the
  *	     others are remote), else the first (the others are fabric-only)
- * @vram_size: device memory of each of those
+ * @vram_size: device memory of each of those (with @shm: of every
+ *	       accelerator, remote ones too)
  * @vpod_size: accelerators per virtual pod, in ID order; 0 for one
  * @drm_ops: the core's callbacks for accelerators with a DRM device
  * @shm: the region the kernels of the pod share, or NULL for a pod in
@@ -1126,9 +1155,12 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes,
 	pod->shm = shm;
 	pod->num_nodes = num_nodes;
 	pod->nodes = kcalloc(num_nodes, sizeof(*pod->nodes), GFP_KERNEL);
-	if (shm)
+	if (shm) {
 		pod->seen = kcalloc(num_nodes * num_nodes, sizeof(u32), GFP_KERNEL);
-	if (!pod->nodes || (shm && !pod->seen))
+		pod->seen_tail = kcalloc(num_nodes * num_nodes, sizeof(u32),
+					 GFP_KERNEL);
+	}
+	if (!pod->nodes || (shm && (!pod->seen || !pod->seen_tail)))
 		goto err;
 	amdgpu_ualink_vpod = pod;
 	for (i = 0; i < num_nodes; i++) {
@@ -1178,9 +1210,11 @@ err_stop:
 		if (pod->nodes[i]->heap_slot)
 			amdgpu_ualink_export_destroy(&pod->nodes[i]->udev,
 						     &pod->nodes[i]->heap_slot);
-	while (started)
-		if (!pod->nodes[--started]->remote)
+	while (started) {
+		started--;
+		if (!pod->nodes[started]->remote)
 			node_stop(pod->nodes[started]);
+	}
 err:
 	amdgpu_ualink_vpod = NULL;
 	for (i = 0; pod->nodes && i < num_nodes; i++)
@@ -1188,6 +1222,7 @@ err:
 			node_free(pod->nodes[i]);
 	kfree(pod->nodes);
 	kfree(pod->seen);
+	kfree(pod->seen_tail);
 	kfree(pod);
 err_shm:
 	if (shm)
@@ -1206,8 +1241,6 @@ void amdgpu_ualink_vpod_fabric_fini(void)
 	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
 	unsigned int i;
 
-	if (pod->shm)
-		amdgpu_ualink_vpod_shm_poll_stop(pod->shm);
 	for (i = 0; i < pod->num_nodes; i++)
 		if (pod->nodes[i]->heap)
 			amdgpu_ualink_export_destroy(&pod->nodes[i]->udev,
@@ -1219,6 +1252,12 @@ void amdgpu_ualink_vpod_fabric_fini(void)
 	for (i = 0; i < pod->num_nodes; i++)
 		if (!pod->nodes[i]->remote)
 			node_stop(pod->nodes[i]);
+	/*
+	 * Answers from other kernels reach the releases above through the
+	 * poller; a doorbell it rings now finds every mailbox stopped.
+	 */
+	if (pod->shm)
+		amdgpu_ualink_vpod_shm_poll_stop(pod->shm);
 	for (i = 0; i < pod->num_nodes; i++)
 		node_free(pod->nodes[i]);
 	amdgpu_ualink_vpod = NULL;
@@ -1226,5 +1265,6 @@ void amdgpu_ualink_vpod_fabric_fini(void)
 		amdgpu_ualink_vpod_shm_unmap(pod->shm);
 	kfree(pod->nodes);
 	kfree(pod->seen);
+	kfree(pod->seen_tail);
 	kfree(pod);
 }

@@ -38,7 +38,7 @@ MODULE_PARM_DESC(shm,
 static unsigned int pod_nodes;
 module_param(pod_nodes, uint, 0444);
 MODULE_PARM_DESC(pod_nodes,
-		 "With shm: accelerators of the pod in all kernels (nodes-16)");
+		 "With shm: accelerators of the pod in all kernels, first_id + nodes to 16 (no default)");
 
 static unsigned int first_id;
 module_param(first_id, uint, 0444);
@@ -60,7 +60,8 @@ static int __init amdgpu_ualink_vpod_init(void)
 		if (fabric_nodes || pod_nodes > AMDGPU_UALINK_VPOD_SHM_MAX_NODES ||
 		    first_id >= pod_nodes || nodes > pod_nodes - first_id)
 			return -EINVAL;
-		region = amdgpu_ualink_vpod_shm_map(pod_nodes, (u64)vram_mb << 20);
+		region = amdgpu_ualink_vpod_shm_map(pod_nodes, (u64)vram_mb << 20,
+						    vpod_size);
 		if (IS_ERR(region))
 			return PTR_ERR(region);
 		all = pod_nodes;

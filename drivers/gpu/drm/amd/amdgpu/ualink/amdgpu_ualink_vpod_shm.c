@@ -21,8 +21,9 @@
  * 1af4:1110) backed by one host file. The region holds what hardware
  * would make reachable across the fabric:
  *
- * - a **header** (page 0): magic, layout version, the pod's size and each
- *   accelerator's device memory size, and per accelerator the region
+ * - a **header** (page 0): magic, layout version, the pod's size, its
+ *   virtual pods' size and each accelerator's device memory size, and per
+ *   accelerator the region
  *   offset of its root page table and a boot counter (``boots``, bumped
  *   each time a kernel brings the accelerator up, as firmware counts
  *   link-ups);
@@ -32,20 +33,31 @@
  *   (%AMDGPU_UALINK_VPOD_SHM_PT_PAGES pages; directory entries hold region
  *   offsets) followed by its **device memory**.
  *
- * A guest writes only the header fields, tables and memory of the
- * accelerators it hosts, the producer indices of their rings at others and
- * the consumer indices of others' rings at them. All guests share the
- * host's byte order. A file QEMU creates is zeroed, which every part of
- * the layout takes as empty. There is no interrupt between guests (Debian
+ * A guest writes the header fields, tables and memory of the accelerators
+ * it hosts; the slots and producer indices of their rings at others; the
+ * consumer indices of others' rings at them; and the ``waiting`` flag of a
+ * ring from either side (the sender sets it, whoever rings the sender's
+ * doorbell clears it). All guests share the host's byte order. A file QEMU
+ * creates is zeroed, which every part of the layout takes as empty; the
+ * first kernel writes the header (a kernel killed while doing so leaves
+ * the region unusable: ``EBUSY``, make a new file). ivshmem needs a power
+ * of two: four accelerators of 4 MiB need 20.1 MiB, so 32 MiB. The
+ * region names no owner: two kernels told to host the same accelerator
+ * both do, and break it. There is no interrupt between guests (Debian
  * has no ivshmem-server): a thread polls the rings whose receiver is here
  * and whose sender is elsewhere, every 200 to 400 µs, and rings the
- * receiver's doorbell when a producer index moved.
+ * receiver's doorbell when a producer index moved; it also rings a sender
+ * of ours that waits for room at another kernel's receiver when the
+ * consumer index there moved.
  *
  * Nothing tells a guest that another died or came back: the mailbox's own
  * timeouts find a peer that stopped answering, and the generation in a
  * restarted peer's HELLO tells that it is new. A kernel bringing up an
  * accelerator takes the indices it finds in the region as its starting
- * point (entries a dead predecessor left are dropped).
+ * point (entries a dead predecessor left unread here are dropped). Entries
+ * it left unread at a live receiver still count: a receiver slow to drain
+ * them may see the new sender overrun its ring once, which the mailbox
+ * counts as a ring drop and heals by retransmission.
  *
  * What this does not model: an exporter's access sets and TLB shootdowns
  * do not reach another kernel. An accelerator caches no translation of
@@ -57,7 +69,8 @@
  */
 
 #define VPOD_SHM_MAGIC		0x6b6c6175	/* "ualk" */
-#define VPOD_SHM_VERSION	1
+#define VPOD_SHM_INIT		0x74696e69	/* "init": being written */
+#define VPOD_SHM_VERSION	2
 
 /* The region's page 0; all guests share the host's byte order. */
 struct vpod_shm_header {
@@ -65,6 +78,8 @@ struct vpod_shm_header {
 	u32 version;
 	u32 num_nodes;
 	u32 pt_pages;
+	u32 vpod_size;
+	u32 pad;
 	u64 vram_size;
 	struct {
 		/* region offset of the root table, 0 while there is none */
@@ -95,9 +110,9 @@ struct amdgpu_ualink_vpod_shm {
 	u64 node_off;
 	/** @node_stride: bytes of an accelerator's area */
 	u64 node_stride;
-	/** @lock: protects @pt_used */
+	/** @lock: protects the bits of @pt_used */
 	spinlock_t lock;
-	/** @pt_used: per accelerator hosted here, its pool's pages in use */
+	/** @pt_used: per accelerator, its pool's pages in use (ours only) */
 	unsigned long *pt_used[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
 	/** @poller: the thread that polls remote senders' rings */
 	struct task_struct *poller;
@@ -110,22 +125,57 @@ static u64 pt_off(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 	return shm->node_off + id * shm->node_stride;
 }
 
+/* The first kernel writes the header; the others wait for it. */
+static int header_init(struct vpod_shm_header *hdr, unsigned int num_nodes,
+		       unsigned int vpod_size, u64 vram_size)
+{
+	unsigned int i;
+
+	if (!cmpxchg(&hdr->magic, 0, VPOD_SHM_INIT)) {
+		hdr->version = VPOD_SHM_VERSION;
+		hdr->num_nodes = num_nodes;
+		hdr->pt_pages = AMDGPU_UALINK_VPOD_SHM_PT_PAGES;
+		hdr->vpod_size = vpod_size;
+		hdr->vram_size = vram_size;
+		/* the fields before the magic that says they are there */
+		smp_store_release(&hdr->magic, VPOD_SHM_MAGIC);
+		return 0;
+	}
+	/* pairs with the release above, in whichever kernel wrote it */
+	for (i = 0; smp_load_acquire(&hdr->magic) != VPOD_SHM_MAGIC; i++) {
+		if (READ_ONCE(hdr->magic) != VPOD_SHM_INIT)
+			return -EINVAL;
+		if (i == 50)	/* a second */
+			return -EBUSY;
+		msleep(20);
+	}
+	if (hdr->version != VPOD_SHM_VERSION || hdr->num_nodes != num_nodes ||
+	    hdr->pt_pages != AMDGPU_UALINK_VPOD_SHM_PT_PAGES ||
+	    hdr->vpod_size != vpod_size || hdr->vram_size != vram_size)
+		return -EINVAL;
+	return 0;
+}
+
 /**
  * amdgpu_ualink_vpod_shm_map - map the region the pod's kernels share
  * @num_nodes: accelerators of the pod, all kernels together
  * @vram_size: device memory of each
+ * @vpod_size: accelerators per virtual pod (the module parameter)
  *
- * Takes the first ivshmem-plain device. A region nobody used (all zero)
- * gets the header; one in use must have the same layout.
+ * Takes the first ivshmem-plain device and its BAR 2. A region nobody used
+ * (all zero) gets the header; one in use must have the same layout and
+ * virtual pods.
  *
- * Returns: the region, or an ERR_PTR(): -ENODEV no ivshmem device, -ENOSPC
- * it is too small, -EINVAL another layout, -ENOMEM.
+ * Returns: the region, or an ERR_PTR(): -ENODEV no ivshmem device, -EBUSY
+ * its memory is taken, or its header was left half written, -ENOSPC it is
+ * too small, -EINVAL another layout, -ENOMEM.
  */
 struct amdgpu_ualink_vpod_shm *
-amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size)
+amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size,
+			   unsigned int vpod_size)
 {
 	struct amdgpu_ualink_vpod_shm *shm;
-	struct vpod_shm_header *hdr;
+	unsigned int i;
 	u64 need, len;
 	int ret;
 
@@ -135,6 +185,14 @@ amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size)
 	shm = kzalloc(sizeof(*shm), GFP_KERNEL);
 	if (!shm)
 		return ERR_PTR(-ENOMEM);
+	for (i = 0; i < num_nodes; i++) {
+		shm->pt_used[i] = bitmap_zalloc(AMDGPU_UALINK_VPOD_SHM_PT_PAGES,
+						GFP_KERNEL);
+		if (!shm->pt_used[i]) {
+			ret = -ENOMEM;
+			goto err_free;
+		}
+	}
 	spin_lock_init(&shm->lock);
 	shm->num_nodes = num_nodes;
 	shm->ring_stride = round_up(sizeof(struct amdgpu_ualink_vpod_ring), 64);
@@ -151,37 +209,31 @@ amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size)
 	ret = pci_enable_device_mem(shm->pdev);
 	if (ret)
 		goto err_put;
+	/* nobody else's: a driver bound to it fails this */
+	ret = pci_request_region(shm->pdev, 2, KBUILD_MODNAME);
+	if (ret) {
+		ret = -EBUSY;
+		goto err_disable;
+	}
 	shm->phys = pci_resource_start(shm->pdev, 2);
 	len = pci_resource_len(shm->pdev, 2);
 	if (len < need) {
 		pci_err(shm->pdev, "vpod: region of %llu bytes, the pod needs %llu\n",
 			len, need);
 		ret = -ENOSPC;
-		goto err_disable;
+		goto err_release;
 	}
 	shm->base = memremap(shm->phys, need, MEMREMAP_WB);
 	if (!shm->base) {
 		ret = -ENOMEM;
-		goto err_disable;
+		goto err_release;
 	}
-	hdr = shm->base;
-	shm->hdr = hdr;
-	if (!READ_ONCE(hdr->magic)) {
-		/* the same values whichever kernel writes them first */
-		hdr->version = VPOD_SHM_VERSION;
-		hdr->num_nodes = num_nodes;
-		hdr->pt_pages = AMDGPU_UALINK_VPOD_SHM_PT_PAGES;
-		hdr->vram_size = vram_size;
-		/* the fields before the magic that says they are there */
-		smp_store_release(&hdr->magic, VPOD_SHM_MAGIC);
-	}
-	/* pairs with the release above, in whichever kernel wrote it */
-	if (smp_load_acquire(&hdr->magic) != VPOD_SHM_MAGIC ||
-	    hdr->version != VPOD_SHM_VERSION || hdr->num_nodes != num_nodes ||
-	    hdr->pt_pages != AMDGPU_UALINK_VPOD_SHM_PT_PAGES ||
-	    hdr->vram_size != vram_size) {
-		pci_err(shm->pdev, "vpod: the region holds another pod's layout\n");
-		ret = -EINVAL;
+	shm->hdr = shm->base;
+	ret = header_init(shm->hdr, num_nodes, vpod_size, vram_size);
+	if (ret) {
+		pci_err(shm->pdev, "vpod: %s\n", ret == -EBUSY ?
+			"the region's header was left half written" :
+			"the region holds another pod's layout");
 		goto err_unmap;
 	}
 	pci_info(shm->pdev, "vpod: pod of %u accelerators across kernels, %llu of %llu bytes\n",
@@ -190,11 +242,15 @@ amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size)
 
 err_unmap:
 	memunmap(shm->base);
+err_release:
+	pci_release_region(shm->pdev, 2);
 err_disable:
 	pci_disable_device(shm->pdev);
 err_put:
 	pci_dev_put(shm->pdev);
 err_free:
+	for (i = 0; i < num_nodes; i++)
+		bitmap_free(shm->pt_used[i]);
 	kfree(shm);
 	return ERR_PTR(ret);
 }
@@ -210,6 +266,7 @@ void amdgpu_ualink_vpod_shm_unmap(struct amdgpu_ualink_vpod_shm *shm)
 	for (i = 0; i < AMDGPU_UALINK_VPOD_SHM_MAX_NODES; i++)
 		bitmap_free(shm->pt_used[i]);
 	memunmap(shm->base);
+	pci_release_region(shm->pdev, 2);
 	pci_disable_device(shm->pdev);
 	pci_dev_put(shm->pdev);
 	kfree(shm);
@@ -286,21 +343,10 @@ u32 amdgpu_ualink_vpod_shm_boots(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 int amdgpu_ualink_vpod_shm_alloc_table(struct amdgpu_ualink_vpod_shm *shm,
 				       u16 id, bool root, u64 **cpu, u64 *addr)
 {
-	unsigned long *used;
+	unsigned long *used = shm->pt_used[id];
 	unsigned int i;
 
-	if (!shm->pt_used[id]) {
-		used = bitmap_zalloc(AMDGPU_UALINK_VPOD_SHM_PT_PAGES, GFP_KERNEL);
-		if (!used)
-			return -ENOMEM;
-		spin_lock(&shm->lock);
-		if (!shm->pt_used[id])
-			swap(shm->pt_used[id], used);
-		spin_unlock(&shm->lock);
-		bitmap_free(used);
-	}
 	spin_lock(&shm->lock);
-	used = shm->pt_used[id];
 	i = find_first_zero_bit(used, AMDGPU_UALINK_VPOD_SHM_PT_PAGES);
 	if (i < AMDGPU_UALINK_VPOD_SHM_PT_PAGES)
 		__set_bit(i, used);

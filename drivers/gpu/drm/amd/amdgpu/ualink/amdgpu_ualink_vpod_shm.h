@@ -11,7 +11,6 @@
 
 struct amdgpu_ualink_vpod_ring;
 struct amdgpu_ualink_vpod_shm;
-struct task_struct;
 
 /* accelerators of a pod that spans kernels, at most */
 #define AMDGPU_UALINK_VPOD_SHM_MAX_NODES	16
@@ -19,7 +18,8 @@ struct task_struct;
 #define AMDGPU_UALINK_VPOD_SHM_PT_PAGES		256
 
 struct amdgpu_ualink_vpod_shm *
-amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size);
+amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size,
+			   unsigned int vpod_size);
 void amdgpu_ualink_vpod_shm_unmap(struct amdgpu_ualink_vpod_shm *shm);
 struct amdgpu_ualink_vpod_ring *
 amdgpu_ualink_vpod_shm_ring(struct amdgpu_ualink_vpod_shm *shm, u16 receiver,

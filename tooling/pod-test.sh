@@ -54,6 +54,7 @@ if [ -e "$run/xchg/b.looping" ]; then
 		echo "SIGKILL to guest B's QEMU at $(($(date +%s) - start)) s" > "$run/xchg/killed"
 fi
 wait $pb; rb=$?
+rm -f "$run/b.pid"	# its QEMU is gone and could not remove it
 if [ -e "$run/xchg/killed" ]; then
 	echo "pod-test: $(cat "$run/xchg/killed"); it exited with $rb; booting it again"
 	guest b2 2 & pb2=$!

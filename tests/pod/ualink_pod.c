@@ -151,16 +151,19 @@ static long wait_count(unsigned int id, const char *name, long want)
 	return v;
 }
 
+#define PEER_LINES	24
+
 /*
- * What accelerator @id's mailbox says of its connection with @peer: printed,
- * and the entries it dropped from @peer's ring as an overflow returned.
+ * The lines accelerator @id's debugfs "state" has on its connection with
+ * @peer ("peer <n>: ..." and the counters below it); returns how many, 0
+ * when there is no such section.
  */
-static unsigned long long show_peer(unsigned int id, unsigned int peer)
+static int peer_lines(unsigned int id, unsigned int peer,
+		      char lines[PEER_LINES][256])
 {
 	char path[96], line[256], want[32];
-	unsigned long long dropped = 0, n;
+	int on = 0, n = 0;
 	FILE *f;
-	int on = 0;
 
 	snprintf(path, sizeof(path), DEBUGFS "/node%u/state", id);
 	snprintf(want, sizeof(want), "peer %u:", peer);
@@ -170,13 +173,30 @@ static unsigned long long show_peer(unsigned int id, unsigned int peer)
 	while (fgets(line, sizeof(line), f)) {
 		if (!strncmp(line, "peer ", 5))
 			on = !strncmp(line, want, strlen(want));
-		if (on)
-			printf("pod: accelerator %u's %s", id, line);
-		if (on && sscanf(line, " dropped ring %llu", &n) == 1)
-			dropped += n;
+		if (on && n < PEER_LINES)
+			memcpy(lines[n++], line, sizeof(line));
 	}
 	fclose(f);
-	return dropped;
+	return n;
+}
+
+/*
+ * Print what accelerator @id's mailbox says of its connection with @peer;
+ * returns the entries it dropped from @peer's ring as an overflow, or -1
+ * when it has no connection with @peer.
+ */
+static long long show_peer(unsigned int id, unsigned int peer)
+{
+	static char lines[PEER_LINES][256];
+	int i, n = peer_lines(id, peer, lines);
+	long long dropped = 0, v;
+
+	for (i = 0; i < n; i++) {
+		printf("pod: accelerator %u's %s", id, lines[i]);
+		if (sscanf(lines[i], " dropped ring %lld", &v) == 1)
+			dropped += v;
+	}
+	return n ? dropped : -1;
 }
 
 
@@ -275,30 +295,27 @@ static size_t mismatch(const unsigned int *words, size_t size, unsigned int seed
 	return bad;
 }
 
-/* A counter of a message type in accelerator @id's view of @peer. */
+/*
+ * A counter of a message type in accelerator @id's view of @peer: @what is
+ * "sent", "received" or "retransmitted"; -1 when not found.
+ */
 static long long peer_stat(unsigned int id, unsigned int peer,
 			   const char *type, const char *what)
 {
-	char path[96], line[256], want[32], t[32], w1[32], w2[32], w3[32];
-	long long v1, v2, v3, found = -1;
-	FILE *f;
-	int on = 0;
+	static char lines[PEER_LINES][256];
+	char t[32], w[3][32];
+	long long v[3];
+	int i, k, n = peer_lines(id, peer, lines);
 
-	snprintf(path, sizeof(path), DEBUGFS "/node%u/state", id);
-	snprintf(want, sizeof(want), "peer %u:", peer);
-	f = fopen(path, "r");
-	if (!f)
-		die(path, errno);
-	while (fgets(line, sizeof(line), f)) {
-		if (!strncmp(line, "peer ", 5))
-			on = !strncmp(line, want, strlen(want));
+	for (i = 0; i < n; i++)
 		/* "  npa_req     sent 0 received 172 retransmitted 0" */
-		if (on && sscanf(line, " %31s %31s %lld %31s %lld %31s %lld", t,
-				 w1, &v1, w2, &v2, w3, &v3) == 7 && !strcmp(t, type))
-			found = !strcmp(what, w1) ? v1 : !strcmp(what, w2) ? v2 : v3;
-	}
-	fclose(f);
-	return found;
+		if (sscanf(lines[i], " %31s %31s %lld %31s %lld %31s %lld", t,
+			   w[0], &v[0], w[1], &v[1], w[2], &v[2]) == 7 &&
+		    !strcmp(t, type))
+			for (k = 0; k < 3; k++)
+				if (!strcmp(w[k], what))
+					return v[k];
+	return -1;
 }
 
 /* Times the region says accelerator @id was brought up (debugfs nodes). */
@@ -403,6 +420,7 @@ static void guest_a(void)
 	int fd0 = open_accel(0), fd1 = open_accel(1), dmabuf, ret;
 	unsigned int gem0, gem0b, imp;
 	int dmabuf2;
+	long long d[2];
 	long grants;
 	double t;
 
@@ -519,8 +537,11 @@ static void guest_a(void)
 	check(count(0, "grants") == 2,
 	      "accelerator 0 holds exactly the new guest's two grants: the dead guest's grants of the first buffer were dropped");
 	/* B's new lives went on from the ring indices its old ones left */
-	check(!show_peer(0, 2) && !show_peer(0, 3),
-	      "accelerator 0 dropped nothing of the restarted accelerators' rings");
+	d[0] = show_peer(0, 2);
+	d[1] = show_peer(0, 3);
+	check(!d[0] && !d[1],
+	      "accelerator 0 dropped nothing of the restarted accelerators' rings (%lld, %lld)",
+	      d[0], d[1]);
 	imp = import(fd1, line, &dmabuf);
 	memset(buf, 0, sizeof(buf));
 	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE, 0);
@@ -552,7 +573,7 @@ static void guest_b(void)
 	static unsigned int buf[BUF_SIZE / 4];
 	char text[UALINK_HANDLE_STRLEN], line[128];
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf, ret;
-	unsigned int imp, gem3, n;
+	unsigned int imp, gem3, n, done;
 
 	show_counts("before", 2);
 	get("a.handle", line, sizeof(line));
@@ -583,7 +604,7 @@ static void guest_b(void)
 
 	/* 2: first imports and releases until the host kills us */
 	get("a.handle", line, sizeof(line));
-	for (n = 0;; n++) {
+	for (n = 0, done = 0;; n++) {
 		unsigned int g;
 
 		ret = try_import(fd3, line, &dmabuf);
@@ -594,7 +615,7 @@ static void guest_b(void)
 		if (!drmPrimeFDToHandle(fd3, dmabuf, &g))
 			drmCloseBufferHandle(fd3, g);
 		close(dmabuf);
-		if (n == 4)	/* the host may kill us now */
+		if (++done == 4)	/* it works: the host may kill us now */
 			put("b.looping", "1");
 		if (n % 16 == 0)
 			printf("pod: import and release %u\n", n);
@@ -608,6 +629,7 @@ static void guest_b2(void)
 	char text[UALINK_HANDLE_STRLEN], line[128];
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf2, dmabuf3, ret;
 	unsigned int imp2, imp3, gem3;
+	long long d[3];
 
 	short_timeout(2);
 	short_timeout(3);
@@ -642,8 +664,12 @@ static void guest_b2(void)
 	close(fd2);
 	close(fd3);
 	wait_count(3, "exports", 0);
-	check(!show_peer(2, 0) && !show_peer(3, 0) && !show_peer(3, 1),
-	      "accelerators 2 and 3 dropped nothing of guest A's rings");
+	d[0] = show_peer(2, 0);
+	d[1] = show_peer(3, 0);
+	d[2] = show_peer(3, 1);
+	check(!d[0] && !d[1] && !d[2],
+	      "accelerators 2 and 3 dropped nothing of guest A's rings (%lld, %lld, %lld)",
+	      d[0], d[1], d[2]);
 	show_counts("after", 2);
 	show_counts("after", 3);
 	check_zero(2);

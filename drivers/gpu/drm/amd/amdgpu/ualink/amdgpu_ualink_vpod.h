@@ -66,7 +66,8 @@ struct amdgpu_ualink_vpod_ring {
 	u32 tail;
 	/**
 	 * @waiting: set by the sender when it found the ring full; the
-	 * receiver rings the sender's doorbell for a new @tail only then
+	 * receiver rings the sender's doorbell for a new @tail only then (a
+	 * sender in another kernel is rung by that kernel's poller)
 	 */
 	u32 waiting;
 	/** @slot: the entries */

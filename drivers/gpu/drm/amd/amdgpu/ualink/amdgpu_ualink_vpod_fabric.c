@@ -156,6 +156,8 @@ static int vpod_post(void *priv, u16 peer, unsigned int slot, const void *entry)
 	if (!rx)
 		return -ENODEV;
 	ring = ring_at(peer, node->id);
+	if (!ring && amdgpu_ualink_vpod->shm)
+		return -ENODEV;	/* the region has every ring there is */
 	if (!ring) {	/* the sender's first message: back its ring */
 		ring = kzalloc(sizeof(*ring), GFP_KERNEL);
 		if (!ring)

@@ -35,9 +35,9 @@
  *
  * A guest writes the header fields, tables and memory of the accelerators
  * it hosts; the slots and producer indices of their rings at others; the
- * consumer indices of others' rings at them; and the ``waiting`` flag of a
- * ring from either side (the sender sets it, whoever rings the sender's
- * doorbell clears it). All guests share the host's byte order. A file QEMU
+ * consumer indices of others' rings at them; and the ``waiting`` flag of
+ * their rings at others (set when a ring is full, cleared by its poller
+ * when it rings the sender's doorbell). All guests share the host's byte order. A file QEMU
  * creates is zeroed, which every part of the layout takes as empty; the
  * first kernel writes the header (a kernel killed while doing so leaves
  * the region unusable: ``EBUSY``, make a new file). ivshmem needs a power
@@ -141,9 +141,13 @@ static int header_init(struct vpod_shm_header *hdr, unsigned int num_nodes,
 		smp_store_release(&hdr->magic, VPOD_SHM_MAGIC);
 		return 0;
 	}
-	/* pairs with the release above, in whichever kernel wrote it */
-	for (i = 0; smp_load_acquire(&hdr->magic) != VPOD_SHM_MAGIC; i++) {
-		if (READ_ONCE(hdr->magic) != VPOD_SHM_INIT)
+	for (i = 0;; i++) {
+		/* pairs with the release above, in whichever kernel wrote it */
+		u32 magic = smp_load_acquire(&hdr->magic);
+
+		if (magic == VPOD_SHM_MAGIC)
+			break;
+		if (magic != VPOD_SHM_INIT)
 			return -EINVAL;
 		if (i == 50)	/* a second */
 			return -EBUSY;

@@ -199,7 +199,6 @@ static long long show_peer(unsigned int id, unsigned int peer)
 	return n ? dropped : -1;
 }
 
-
 static void show_counts(const char *when, unsigned int id)
 {
 	printf("pod: counts of accelerator %u %s: exports %ld grants %ld pins %ld imports %ld pt_tables %ld\n",
@@ -264,8 +263,8 @@ static unsigned int gem_create(int fd)
 }
 
 /* What the accelerator's GPU does: direct, or through the fabric. */
-static int gpu_access(int fd, unsigned int gem, unsigned long offset, void *data,
-		  size_t size, int write)
+static int gpu_access(int fd, unsigned int gem, unsigned long offset,
+		      void *data, size_t size, int write)
 {
 	struct drm_amdgpu_ualink_vpod_gpu_access a = {
 		.handle = gem,
@@ -357,6 +356,18 @@ static int try_import(int fd, const char *text, int *dmabuf)
 	return ualink_import(fd, h, 0, dmabuf);
 }
 
+/* A buffer of our device memory, its words a pattern of @seed written by the GPU. */
+static unsigned int filled_buffer(int fd, unsigned int seed)
+{
+	static unsigned int words[BUF_SIZE / 4];
+	unsigned int gem = gem_create(fd);
+
+	fill(words, BUF_SIZE, seed);
+	if (gpu_access(fd, gem, 0, words, BUF_SIZE, 1))
+		die("GPU write of our own buffer", errno);
+	return gem;
+}
+
 /* Import @text's handle on @fd; returns the GEM handle, *@dmabuf its fd. */
 static unsigned int import(int fd, const char *text, int *dmabuf)
 {
@@ -426,12 +437,10 @@ static void guest_a(void)
 
 	short_timeout(0);
 	short_timeout(1);
-	check(vpod_move_refused(), "moving an accelerator to another virtual pod is refused (EOPNOTSUPP): the other kernel would not hear of it");
+	check(vpod_move_refused(),
+	      "moving an accelerator to another virtual pod is refused (EOPNOTSUPP): the other kernel would not hear of it");
 	show_counts("before", 0);
-	gem0 = gem_create(fd0);
-	fill(buf, BUF_SIZE, 0xa);
-	if (gpu_access(fd0, gem0, 0, buf, BUF_SIZE, 1))
-		die("GPU write of our own buffer", errno);
+	gem0 = filled_buffer(fd0, 0xa);
 	check(export(fd0, gem0, text) == 0, "accelerator 0 exported %s", text);
 	put("a.handle", text);
 
@@ -471,7 +480,8 @@ static void guest_a(void)
 	      grants);
 	ret = gpu_access(fd1, imp, 0, buf, 4096, 0);
 	printf("pod: accelerator 1's access to its import of the dead guest's buffer, before it knows: %s\n",
-	       ret ? strerror(-ret) : "still reads (the dead guest's memory and tables are still in the region)");
+	       ret ? strerror(-ret) :
+	       "still reads (the dead guest's memory and tables are still in the region)");
 
 	/* accelerator 0 asks the dead accelerator 2 for a buffer */
 	get("b.handle2", line, sizeof(line));
@@ -523,10 +533,7 @@ static void guest_a(void)
 	show_counts("after the timeouts", 1);
 
 	/* 4: B is back, with new generations; a new buffer for it */
-	gem0b = gem_create(fd0);
-	fill(buf, BUF_SIZE, 0xe);
-	if (gpu_access(fd0, gem0b, 0, buf, BUF_SIZE, 1))
-		die("GPU write of our own buffer", errno);
+	gem0b = filled_buffer(fd0, 0xe);
 	export(fd0, gem0b, text);
 	put("a.handle2", text);
 	get("b2.handle", line, sizeof(line));
@@ -587,10 +594,7 @@ static void guest_b(void)
 	check(!ret, "accelerator 2 writes the upper half through the fabric");
 	show_counts("holding A's buffer", 2);
 
-	gem3 = gem_create(fd3);
-	fill(buf, BUF_SIZE, 0xc);
-	if (gpu_access(fd3, gem3, 0, buf, BUF_SIZE, 1))
-		die("GPU write of our own buffer", errno);
+	gem3 = filled_buffer(fd3, 0xc);
 	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
 	put("b.handle", text);
 	/* two more, which A asks for once we are dead */
@@ -642,10 +646,7 @@ static void guest_b2(void)
 	check(!ret && !mismatch(buf, BUF_SIZE, 0xe),
 	      "accelerator 2 reads guest A's new buffer through the fabric: %s",
 	      verdict(ret, buf, BUF_SIZE, 0xe));
-	gem3 = gem_create(fd3);
-	fill(buf, BUF_SIZE, 0xd);
-	if (gpu_access(fd3, gem3, 0, buf, BUF_SIZE, 1))
-		die("GPU write of our own buffer", errno);
+	gem3 = filled_buffer(fd3, 0xd);
 	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
 	put("b2.handle", text);
 	get("a.done2", line, sizeof(line));

@@ -422,6 +422,11 @@ static void amdgpu_ualink_info(void *priv, struct drm_amdgpu_ualink_info *info)
 	info->state = READ_ONCE(ualink->state);
 }
 
+static u32 amdgpu_ualink_state(void *priv)
+{
+	return READ_ONCE(to_ualink(priv)->state);
+}
+
 /*
  * What cannot be exported: only VRAM-capable buffers of our own, and as
  * for PRIME, not one that shares its VM's reservation (VM_ALWAYS_VALID);
@@ -560,7 +565,7 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 		goto out_put;
 	}
 	abo = &ubo->bo;
-	amdgpu_ualink_dmabuf_slot_init(&ub->slot, &abo->tbo.base);
+	amdgpu_ualink_dmabuf_slot_init(&ub->slot, &abo->tbo.base, &imp->file);
 	ub->owns_imp = true;
 	/* the buffer holds @imp from here; revoked at once if it died */
 	amdgpu_ualink_import_set_obj(imp, abo);
@@ -610,6 +615,7 @@ static int amdgpu_ualink_import_handle(void *priv, struct drm_file *file,
 
 static const struct amdgpu_ualink_gem_ops amdgpu_ualink_gem_ops = {
 	.info = amdgpu_ualink_info,
+	.state = amdgpu_ualink_state,
 	.export_obj = amdgpu_ualink_export_obj,
 	.lock_handles = amdgpu_ualink_lock_handles,
 	.unlock_handles = amdgpu_ualink_unlock_handles,

@@ -21,6 +21,7 @@
 
 struct dma_fence;
 struct drm_printer;
+struct file;
 
 /* buckets of &amdgpu_ualink_dev.quotas, as a power of two */
 #define AMDGPU_UALINK_QUOTA_BITS	4
@@ -247,6 +248,13 @@ struct amdgpu_ualink_import {
 	enum amdgpu_ualink_import_state state;
 	/** @obj: the driver's buffer for it, see amdgpu_ualink_import_set_obj() */
 	void *obj;
+	/**
+	 * @file: the file of the live dma-buf of @obj, or NULL; the
+	 * driver's &struct amdgpu_ualink_dmabuf_slot publishes it, and a
+	 * repeated import gets its fd from it without a lock
+	 * (amdgpu_ualink_import_again())
+	 */
+	struct file *file;
 
 	/* private: */
 	struct rhash_head node;
@@ -316,6 +324,8 @@ void amdgpu_ualink_import_print(struct amdgpu_ualink_dev *dev,
 
 struct amdgpu_ualink_import *amdgpu_ualink_import_live(struct amdgpu_ualink_dev *dev,
 						       const u64 handle[2]);
+int amdgpu_ualink_import_again(struct amdgpu_ualink_dev *dev,
+			       const u64 handle[2], u32 flags);
 int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
 			       const u64 handle[2],
 			       struct amdgpu_ualink_import **out);

@@ -128,6 +128,9 @@ static void ualink_release(struct dma_buf *dma_buf)
 	mutex_lock(&slot->lock);
 	if (slot->dma_buf == dma_buf)
 		slot->dma_buf = NULL;
+	/* its file may be gone already: compared, never dereferenced */
+	if (slot->cache)
+		cmpxchg(slot->cache, dma_buf->file, NULL);
 	mutex_unlock(&slot->lock);
 	drm_gem_object_put(obj);	/* may free @slot */
 	drm_dev_put(dev);
@@ -144,16 +147,24 @@ static const struct dma_buf_ops ualink_dmabuf_ops = {
 	/* no mmap, no vmap: dma-buf answers -EINVAL for them */
 };
 
+/* The &file_operations of every dma-buf's file, once one was made here. */
+static const struct file_operations *dma_buf_fops;
+
 /**
  * amdgpu_ualink_dmabuf_slot_init - set up the dma-buf slot of an import
  * @slot: the slot, in the driver's buffer object
  * @obj: the buffer object's GEM object
+ * @cache: where to publish the file of the live dma-buf for
+ *	   amdgpu_ualink_dmabuf_cached(), in something that outlives the
+ *	   buffer object (the import's &amdgpu_ualink_import.file), or NULL
  */
 void amdgpu_ualink_dmabuf_slot_init(struct amdgpu_ualink_dmabuf_slot *slot,
-				    struct drm_gem_object *obj)
+				    struct drm_gem_object *obj,
+				    struct file **cache)
 {
 	slot->obj = obj;
 	slot->dma_buf = NULL;
+	slot->cache = cache;
 	mutex_init(&slot->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_slot_init);
@@ -221,10 +232,33 @@ struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 		return dma_buf;
 	}
 	slot->dma_buf = made;
+	if (slot->cache) {
+		WRITE_ONCE(dma_buf_fops, made->file->f_op);
+		/* published whole: amdgpu_ualink_dmabuf_cached() */
+		smp_store_release(slot->cache, made->file);
+	}
 	mutex_unlock(&slot->lock);
 	return made;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_get);
+
+/**
+ * amdgpu_ualink_dmabuf_install_fd - a new fd of the caller for a dma-buf
+ * @dma_buf: the dma-buf; the caller's reference goes to the fd, or is
+ *	     dropped on failure
+ * @flags: %AMDGPU_UALINK_IMPORT_CLOEXEC or 0
+ *
+ * Returns: the file descriptor, or a negative errno.
+ */
+int amdgpu_ualink_dmabuf_install_fd(struct dma_buf *dma_buf, u32 flags)
+{
+	int fd = dma_buf_fd(dma_buf, flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
+
+	if (fd < 0)
+		dma_buf_put(dma_buf);
+	return fd;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_install_fd);
 
 /**
  * amdgpu_ualink_dmabuf_fd - a file descriptor of an import's dma-buf
@@ -239,16 +273,52 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_get);
 int amdgpu_ualink_dmabuf_fd(struct amdgpu_ualink_dmabuf_slot *slot, u32 flags)
 {
 	struct dma_buf *dma_buf = amdgpu_ualink_dmabuf_get(slot, O_RDWR);
-	int fd;
 
 	if (IS_ERR(dma_buf))
 		return PTR_ERR(dma_buf);
-	fd = dma_buf_fd(dma_buf, flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
-	if (fd < 0)
-		dma_buf_put(dma_buf);
-	return fd;
+	return amdgpu_ualink_dmabuf_install_fd(dma_buf, flags);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_fd);
+
+/**
+ * amdgpu_ualink_dmabuf_cached - an import's live dma-buf, without a lock
+ * @cache: the import's published file (&amdgpu_ualink_dmabuf_slot.cache);
+ *	   the caller keeps what holds it from being freed
+ *
+ * What an import of a handle imported before needs when its dma-buf still
+ * lives: a file reference, without a lock and without the buffer object,
+ * as PRIME's export of a buffer that has a dma-buf already. Files are freed
+ * SLAB_TYPESAFE_BY_RCU, and a dma-buf's release, which clears @cache, may
+ * come after its file was freed (another holder of its dentry): so the
+ * file found must be a live dma-buf's, of our ops, whose slot publishes to
+ * @cache.
+ *
+ * Context: any; under rcu_read_lock() when that is what keeps @cache.
+ * Returns: the dma-buf with a reference for the caller, or NULL when there
+ * is none (the caller makes one through its slot).
+ */
+struct dma_buf *amdgpu_ualink_dmabuf_cached(struct file **cache)
+{
+	struct amdgpu_ualink_dmabuf_slot *slot;
+	struct dma_buf *dma_buf;
+	struct file *file;
+
+	file = get_file_active(cache);
+	if (!file)
+		return NULL;
+	/* a file being made has neither its dma-buf nor the dma-buf its file */
+	dma_buf = file->private_data;
+	if (file->f_op != READ_ONCE(dma_buf_fops) || !dma_buf ||
+	    READ_ONCE(dma_buf->file) != file || dma_buf->ops != &ualink_dmabuf_ops)
+		goto stale;
+	slot = dma_buf->priv;
+	if (slot->cache == cache)
+		return dma_buf;
+stale:
+	fput(file);
+	return NULL;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_cached);
 
 /**
  * amdgpu_ualink_gem_fd - a PRIME file descriptor of a buffer of our own

@@ -11,6 +11,7 @@ struct dma_buf;
 struct drm_device;
 struct drm_file;
 struct drm_gem_object;
+struct file;
 
 /**
  * struct amdgpu_ualink_dmabuf_slot - the dma-buf of an import, held weakly
@@ -29,14 +30,23 @@ struct amdgpu_ualink_dmabuf_slot {
 	struct mutex lock;
 	/** @dma_buf: the live dma-buf, or NULL; cleared by its release */
 	struct dma_buf *dma_buf;
+	/**
+	 * @cache: where the file of the live dma-buf is published for
+	 * amdgpu_ualink_dmabuf_cached(), or NULL: set under @lock when a
+	 * dma-buf is made, cleared by that dma-buf's release
+	 */
+	struct file **cache;
 };
 
 void amdgpu_ualink_dmabuf_slot_init(struct amdgpu_ualink_dmabuf_slot *slot,
-				    struct drm_gem_object *obj);
+				    struct drm_gem_object *obj,
+				    struct file **cache);
 void amdgpu_ualink_dmabuf_slot_fini(struct amdgpu_ualink_dmabuf_slot *slot);
 struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 					 int flags);
 int amdgpu_ualink_dmabuf_fd(struct amdgpu_ualink_dmabuf_slot *slot, u32 flags);
+struct dma_buf *amdgpu_ualink_dmabuf_cached(struct file **cache);
+int amdgpu_ualink_dmabuf_install_fd(struct dma_buf *dma_buf, u32 flags);
 int amdgpu_ualink_gem_fd(struct drm_file *file, struct drm_gem_object *obj,
 			 u32 flags);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,

@@ -12,6 +12,7 @@
 #include <drm/drm_print.h>
 
 #include "amdgpu_ualink_dev.h"
+#include "amdgpu_ualink_dmabuf.h"
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_trace.h"
 
@@ -393,6 +394,39 @@ struct amdgpu_ualink_import *amdgpu_ualink_import_live(struct amdgpu_ualink_dev 
 		return NULL;
 	return import_find_ready(dev, handle);
 }
+
+/**
+ * amdgpu_ualink_import_again - another fd of a live import, without a lock
+ * @dev: the importing device
+ * @handle: the handle
+ * @flags: %AMDGPU_UALINK_IMPORT_CLOEXEC or 0
+ *
+ * A handle imported before, granted, whose dma-buf lives: an fd of that
+ * dma-buf, as PRIME's export of a buffer that has one. Neither a lock nor
+ * a reference to the import: it and the slot's published file are looked
+ * at under RCU (the import is freed after a grace period).
+ *
+ * Returns: the file descriptor; -ENOENT when there is no such import (the
+ * caller takes the way that makes one, and says why); another negative
+ * errno when an fd could not be had.
+ */
+int amdgpu_ualink_import_again(struct amdgpu_ualink_dev *dev,
+			       const u64 handle[2], u32 flags)
+{
+	u16 exporter = handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+	struct amdgpu_ualink_import *imp;
+	struct dma_buf *dma_buf = NULL;
+
+	if (exporter == dev->id || !dev->ops->member(dev->priv, exporter))
+		return -ENOENT;
+	rcu_read_lock();
+	imp = rhashtable_lookup(&dev->imports, handle, import_params);
+	if (imp && READ_ONCE(imp->state) == AMDGPU_UALINK_IMPORT_READY)
+		dma_buf = amdgpu_ualink_dmabuf_cached(&imp->file);
+	rcu_read_unlock();
+	return dma_buf ? amdgpu_ualink_dmabuf_install_fd(dma_buf, flags) : -ENOENT;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_again);
 
 /**
  * amdgpu_ualink_import_start - start importing the memory behind a handle

@@ -151,9 +151,18 @@ static int do_import(struct amdgpu_ualink_dev *udev,
 	const u64 handle[2] = { i->handle.lo, i->handle.hi };
 	struct amdgpu_ualink_import *imp;
 	void *local = NULL;
-	int ret = 0;
+	int ret;
 
-	/* a granted import again: nothing goes in flight */
+	/* a granted import again, whose dma-buf lives: an fd of it */
+	ret = amdgpu_ualink_import_again(udev, handle, i->flags);
+	if (ret >= 0) {
+		i->fd = ret;
+		return 0;
+	}
+	if (ret != -ENOENT)
+		return ret;
+	/* granted, without a dma-buf now: nothing goes in flight */
+	ret = 0;
 	imp = amdgpu_ualink_import_live(udev, handle);
 	if (!imp) {
 		ret = quota_take(udev, file, 1);
@@ -357,7 +366,6 @@ int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
 			const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
 			struct drm_file *file, struct drm_amdgpu_ualink *args)
 {
-	struct drm_amdgpu_ualink_info info = {};
 	int ret;
 
 	if (!udev)
@@ -365,13 +373,12 @@ int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
 	ret = amdgpu_ualink_ioctl_check(args);
 	if (ret)
 		return ret;
-	info.accel_id = udev->id;
-	gops->info(gpriv, &info);
 	if (args->op == AMDGPU_UALINK_OP_INFO) {
-		args->u.info = info;
+		args->u.info.accel_id = udev->id;
+		gops->info(gpriv, &args->u.info);
 		return 0;
 	}
-	if (info.state != AMDGPU_UALINK_STATE_ACTIVE)
+	if (gops->state(gpriv) != AMDGPU_UALINK_STATE_ACTIVE)
 		return -ENETDOWN;	/* UALink is there, not usable now */
 
 	switch (args->op) {

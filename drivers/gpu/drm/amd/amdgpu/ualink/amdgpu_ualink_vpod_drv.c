@@ -331,7 +331,8 @@ static struct vpod_bo *vpod_bo_create(struct amdgpu_ualink_vpod_drm *vdev,
 		return ERR_PTR(-ENOMEM);
 	bo->tbo.base.funcs = &vpod_gem_funcs;
 	drm_gem_private_object_init(&vdev->drm, &bo->tbo.base, size);
-	amdgpu_ualink_dmabuf_slot_init(&bo->slot, &bo->tbo.base);
+	amdgpu_ualink_dmabuf_slot_init(&bo->slot, &bo->tbo.base,
+				       imp ? &imp->file : NULL);
 	bo->domain = domain;
 	bo->imp = imp;
 	switch (domain) {
@@ -493,7 +494,7 @@ const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops = {
 	.revoke = vpod_bo_revoke,
 };
 
-static void vpod_info(void *priv, struct drm_amdgpu_ualink_info *info)
+static u32 vpod_state(void *priv)
 {
 	static const u32 states[] = {
 		[AMDGPU_UALINK_VPOD_ACTIVE] = AMDGPU_UALINK_STATE_ACTIVE,
@@ -502,8 +503,15 @@ static void vpod_info(void *priv, struct drm_amdgpu_ualink_info *info)
 	};
 	struct amdgpu_ualink_vpod_drm *vdev = priv;
 
+	return states[amdgpu_ualink_vpod_state(vdev->node)];
+}
+
+static void vpod_info(void *priv, struct drm_amdgpu_ualink_info *info)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = priv;
+
 	amdgpu_ualink_vpod_info(vdev->node, &info->vpod_id, &info->vpod_size);
-	info->state = states[amdgpu_ualink_vpod_state(vdev->node)];
+	info->state = vpod_state(priv);
 }
 
 static void vpod_active(void *priv, unsigned long *mask)
@@ -597,6 +605,7 @@ static void vpod_unlock_handles(void *priv, void *obj)
 
 static const struct amdgpu_ualink_gem_ops vpod_gem_ops = {
 	.info = vpod_info,
+	.state = vpod_state,
 	.export_obj = vpod_export_obj,
 	.lock_handles = vpod_lock_handles,
 	.unlock_handles = vpod_unlock_handles,

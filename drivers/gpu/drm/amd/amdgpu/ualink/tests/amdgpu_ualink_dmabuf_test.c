@@ -6,6 +6,7 @@
 
 #include <kunit/device.h>
 #include <kunit/test.h>
+#include <linux/anon_inodes.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/fcntl.h>
@@ -62,7 +63,7 @@ static struct tgem *tgem_new(struct kunit *test, struct drm_device *drm)
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	g->base.funcs = &tgem_funcs;
 	drm_gem_private_object_init(drm, &g->base, SZ_2M);
-	amdgpu_ualink_dmabuf_slot_init(&g->slot, &g->base);
+	amdgpu_ualink_dmabuf_slot_init(&g->slot, &g->base, NULL);
 	return g;
 }
 
@@ -236,8 +237,59 @@ static void dmabuf_one_per_import(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, t->slot->dma_buf, t->dma_buf);
 }
 
+static const struct file_operations not_a_dmabuf_fops;
+
+/*
+ * The repeated import's lock-free path: the slot publishes its live
+ * dma-buf's file, its release takes it back, and a file there that is not
+ * a live dma-buf of that slot is not handed out.
+ */
+static void dmabuf_cached(struct kunit *test)
+{
+	struct dmabuf_test *t = test->priv;
+	struct dma_buf *made, *got;
+	struct file *cache = NULL;
+	struct file *other;
+	struct tgem *g;
+
+	g = tgem_new(test, t->drm);
+	amdgpu_ualink_dmabuf_slot_init(&g->slot, &g->base, &cache);
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
+
+	made = amdgpu_ualink_dmabuf_get(&g->slot, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(made));
+	KUNIT_EXPECT_PTR_EQ(test, cache, made->file);
+	got = amdgpu_ualink_dmabuf_cached(&cache);
+	KUNIT_EXPECT_PTR_EQ(test, got, made);
+	if (got) {
+		KUNIT_EXPECT_EQ(test, file_count(made->file), 2);
+		dma_buf_put(got);
+	}
+
+	/* a dma-buf of ours, of another slot: not this import's */
+	cache = t->dma_buf->file;
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
+	/* a live file of another kind, which a freed file's memory may be */
+	other = anon_inode_getfile("ualink-test", &not_a_dmabuf_fops, t->dma_buf,
+				   O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	cache = other;
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
+	KUNIT_EXPECT_EQ(test, file_count(other), 1);
+	fput(other);
+
+	/* the release takes back only its own file, then there is none */
+	cache = made->file;
+	dma_buf_put(made);
+	drm_gem_object_put(&g->base);
+	flush_delayed_fput();
+	KUNIT_EXPECT_NULL(test, cache);
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
+}
+
 static struct kunit_case amdgpu_ualink_dmabuf_cases[] = {
 	KUNIT_CASE(dmabuf_one_per_import),
+	KUNIT_CASE(dmabuf_cached),
 	KUNIT_CASE(dmabuf_no_cpu_access),
 	KUNIT_CASE(dmabuf_attachments),
 	KUNIT_CASE(dmabuf_prime_import),

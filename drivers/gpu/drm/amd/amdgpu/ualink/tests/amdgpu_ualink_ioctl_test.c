@@ -51,6 +51,11 @@ static void f_info(void *priv, struct drm_amdgpu_ualink_info *info)
 	info->state = f->state;
 }
 
+static u32 f_state(void *priv)
+{
+	return ((struct fake_drv *)priv)->state;
+}
+
 static int f_export_obj(void *priv, struct drm_file *file, u32 gem_handle,
 			void **obj, u64 *size, void ***slot)
 {
@@ -138,6 +143,7 @@ static int f_import_handle(void *priv, struct drm_file *file,
 
 static const struct amdgpu_ualink_gem_ops fake_gops = {
 	.info = f_info,
+	.state = f_state,
 	.export_obj = f_export_obj,
 	.lock_handles = f_lock_handles,
 	.unlock_handles = f_unlock_handles,

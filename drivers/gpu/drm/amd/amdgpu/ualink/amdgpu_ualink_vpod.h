@@ -162,6 +162,16 @@ struct amdgpu_ualink_vpod_node {
 	u32 refuse_access;
 	/** @faults: accesses to our window the fabric refused */
 	atomic64_t faults;
+	/**
+	 * @bell_calls: doorbells this accelerator rang from a calling
+	 * thread (not a workqueue worker), for ``make bench``
+	 */
+	atomic64_t bell_calls;
+	/**
+	 * @bell_ns: the time those took: the fabric waking the receiver's
+	 * mailbox worker, which on hardware is one MMIO write
+	 */
+	atomic64_t bell_ns;
 	/** @drm: its DRM device, or NULL for a fabric-only accelerator */
 	struct amdgpu_ualink_vpod_drm *drm;
 	/** @heap_slot: a fabric-only accelerator's export of its memory */

@@ -44,7 +44,11 @@
  *	amdgpu_ualink_mbox_work_stats, ``mbox_`` and its member names):
  *	``mbox_runs``, ``mbox_woken``, ``mbox_wake_ns``,
  *	``mbox_wake_max_ns``, ``mbox_busy_ns``, ``mbox_requests`` and
- *	``mbox_request_ns``
+ *	``mbox_request_ns``; last ``fabric_bell_calls`` and
+ *	``fabric_bell_ns``, the doorbells this accelerator rang from a
+ *	calling thread rather than a worker and the time the emulated
+ *	fabric took to deliver them (waking the receiver's worker), what
+ *	``make bench`` takes out of the importer's CPU time
  * ``node<id>/npa``
  *	write ``<npa> <bytes>`` (up to 4096) to read that many bytes at that
  *	NPA through the fabric as this accelerator, with no import involved:
@@ -150,6 +154,8 @@ static int counts_show(struct seq_file *m, void *data)
 		   w.wake_max_ns, w.busy_ns);
 	seq_printf(m, "mbox_requests %llu\nmbox_request_ns %llu\n",
 		   w.requests, w.request_ns);
+	seq_printf(m, "fabric_bell_calls %lld\nfabric_bell_ns %lld\n",
+		   atomic64_read(&node->bell_calls), atomic64_read(&node->bell_ns));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(counts);

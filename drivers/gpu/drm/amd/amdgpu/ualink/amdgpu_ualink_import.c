@@ -96,11 +96,16 @@ unsigned long amdgpu_ualink_revoke_timeout(struct amdgpu_ualink_dev *dev)
 	       msecs_to_jiffies(READ_ONCE(revoke_timeout_ms));
 }
 
+/*
+ * Not shrunk when imports go: a batch of a thousand imports would grow the
+ * table through eight resizes (inserts and lookups taking the slow way
+ * meanwhile) every time, only for it to shrink again once they are
+ * released. The table stays at what the most imports at once needed.
+ */
 static const struct rhashtable_params import_params = {
 	.key_len = sizeof_field(struct amdgpu_ualink_import, handle),
 	.key_offset = offsetof(struct amdgpu_ualink_import, handle),
 	.head_offset = offsetof(struct amdgpu_ualink_import, node),
-	.automatic_shrinking = true,
 };
 
 /**

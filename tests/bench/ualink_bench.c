@@ -22,7 +22,9 @@
  *      N exporters, wall and importer CPU time, and that CPU time less
  *      what the emulated fabric took to deliver the doorbells the
  *      importing thread rang (debugfs fabric_bell_ns: waking another
- *      accelerator's mailbox worker, one MMIO write on hardware);
+ *      accelerator's mailbox worker, one MMIO write on hardware; counted
+ *      per accelerator, and this program is the only thread outside the
+ *      workers that rings accelerator 0's doorbells);
  *  (f) release: close -> the exporter's grants back to 0, timed alone;
  *      and the emulator's floor for a first import: a round trip between
  *      two threads through pipes.

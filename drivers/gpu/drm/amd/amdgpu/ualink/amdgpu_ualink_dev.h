@@ -252,7 +252,9 @@ struct amdgpu_ualink_import {
 	 * @file: the file of the live dma-buf of @obj, or NULL; the
 	 * driver's &struct amdgpu_ualink_dmabuf_slot publishes it, and a
 	 * repeated import gets its fd from it without a lock
-	 * (amdgpu_ualink_import_again())
+	 * (amdgpu_ualink_import_again()). It may name a file already freed
+	 * until that dma-buf's release or the next one's making clears it:
+	 * amdgpu_ualink_dmabuf_cached() checks what it finds there
 	 */
 	struct file *file;
 

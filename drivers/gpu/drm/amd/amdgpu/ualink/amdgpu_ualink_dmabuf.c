@@ -105,15 +105,22 @@ static bool dmabuf_get_live(struct dma_buf *dma_buf)
 	return false;
 }
 
-/* The slot's live dma-buf with a reference, or NULL. */
+/*
+ * The slot's live dma-buf with a reference, or NULL. One whose file is
+ * gone is no longer published: its file's memory may be reused (by the
+ * next dma-buf's, made right after this) before its release runs.
+ */
 static struct dma_buf *slot_get(struct amdgpu_ualink_dmabuf_slot *slot)
 {
 	struct dma_buf *dma_buf;
 
 	mutex_lock(&slot->lock);
 	dma_buf = slot->dma_buf;
-	if (dma_buf && !dmabuf_get_live(dma_buf))
+	if (dma_buf && !dmabuf_get_live(dma_buf)) {
 		dma_buf = NULL;
+		if (slot->cache)
+			WRITE_ONCE(*slot->cache, NULL);
+	}
 	mutex_unlock(&slot->lock);
 	return dma_buf;
 }
@@ -126,11 +133,16 @@ static void ualink_release(struct dma_buf *dma_buf)
 	struct drm_device *dev = obj->dev;
 
 	mutex_lock(&slot->lock);
-	if (slot->dma_buf == dma_buf)
+	/*
+	 * Only the slot's current dma-buf is published. One released late
+	 * (another holder of its dentry) may have been replaced, and the
+	 * file published since may sit where its file was.
+	 */
+	if (slot->dma_buf == dma_buf) {
 		slot->dma_buf = NULL;
-	/* its file may be gone already: compared, never dereferenced */
-	if (slot->cache)
-		cmpxchg(slot->cache, dma_buf->file, NULL);
+		if (slot->cache)
+			WRITE_ONCE(*slot->cache, NULL);
+	}
 	mutex_unlock(&slot->lock);
 	drm_gem_object_put(obj);	/* may free @slot */
 	drm_dev_put(dev);
@@ -293,7 +305,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_fd);
  * file found must be a live dma-buf's, of our ops, whose slot publishes to
  * @cache.
  *
- * Context: any; under rcu_read_lock() when that is what keeps @cache.
+ * Context: any but NMI; under rcu_read_lock() when that is what keeps
+ * @cache.
  * Returns: the dma-buf with a reference for the caller, or NULL when there
  * is none (the caller makes one through its slot).
  */

@@ -33,7 +33,8 @@ struct amdgpu_ualink_dmabuf_slot {
 	/**
 	 * @cache: where the file of the live dma-buf is published for
 	 * amdgpu_ualink_dmabuf_cached(), or NULL: set under @lock when a
-	 * dma-buf is made, cleared by that dma-buf's release
+	 * dma-buf is made, cleared under it by that dma-buf's release or
+	 * once its file is found gone (it may name a freed file until then)
 	 */
 	struct file **cache;
 };

@@ -384,7 +384,9 @@ static struct amdgpu_ualink_import *import_find_ready(struct amdgpu_ualink_dev *
  * @dev: the importing device
  * @handle: the handle
  *
- * The lookup a repeated import needs, and no more: no request, no lock.
+ * The lookup a repeated import needs when the import's dma-buf is gone
+ * (amdgpu_ualink_import_again() found none), and no more: no request, no
+ * lock.
  *
  * Returns: the READY import of @handle with a reference, or NULL (no
  * import of it, one not granted yet or dying, or an exporter that is not

@@ -7,6 +7,7 @@
 #include <kunit/device.h>
 #include <kunit/test.h>
 #include <linux/anon_inodes.h>
+#include <linux/dcache.h>
 #include <linux/dma-buf.h>
 #include <linux/dma-resv.h>
 #include <linux/fcntl.h>
@@ -246,8 +247,10 @@ static const struct file_operations not_a_dmabuf_fops;
  */
 static void dmabuf_cached(struct kunit *test)
 {
+	struct amdgpu_ualink_dmabuf_slot fake = {};
 	struct dmabuf_test *t = test->priv;
-	struct dma_buf *made, *got;
+	DEFINE_DMA_BUF_EXPORT_INFO(info);
+	struct dma_buf *made, *got, *plain;
 	struct file *cache = NULL;
 	struct file *other;
 	struct tgem *g;
@@ -277,6 +280,17 @@ static void dmabuf_cached(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
 	KUNIT_EXPECT_EQ(test, file_count(other), 1);
 	fput(other);
+	/* a live dma-buf of other ops, whose priv looks like our slot */
+	info.ops = &plain_ops;
+	info.priv = &fake;
+	info.size = SZ_4K;
+	info.flags = O_RDWR;
+	plain = dma_buf_export(&info);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(plain));
+	fake.cache = &cache;
+	cache = plain->file;
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
+	dma_buf_put(plain);
 
 	/* the release takes back only its own file, then there is none */
 	cache = made->file;
@@ -287,9 +301,50 @@ static void dmabuf_cached(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
 }
 
+/*
+ * A dma-buf released after its file was freed (someone else held its
+ * dentry) and replaced meanwhile: its release leaves the new one
+ * published, though the new file likely sits where the old one was.
+ */
+static void dmabuf_cached_late_release(struct kunit *test)
+{
+	struct dmabuf_test *t = test->priv;
+	struct dma_buf *old, *made, *got;
+	struct file *cache = NULL;
+	struct dentry *dentry;
+	struct tgem *g;
+
+	g = tgem_new(test, t->drm);
+	amdgpu_ualink_dmabuf_slot_init(&g->slot, &g->base, &cache);
+	old = amdgpu_ualink_dmabuf_get(&g->slot, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(old));
+	dentry = dget(old->file->f_path.dentry);
+	dma_buf_put(old);
+	flush_delayed_fput();
+	/* the file is freed, its release has not run */
+	KUNIT_EXPECT_PTR_EQ(test, g->slot.dma_buf, old);
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_cached(&cache));
+
+	made = amdgpu_ualink_dmabuf_get(&g->slot, O_RDWR);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(made));
+	KUNIT_EXPECT_PTR_NE(test, made, old);
+	KUNIT_EXPECT_PTR_EQ(test, cache, made->file);
+	dput(dentry);	/* the old one's release */
+	KUNIT_EXPECT_PTR_EQ(test, cache, made->file);
+	got = amdgpu_ualink_dmabuf_cached(&cache);
+	KUNIT_EXPECT_PTR_EQ(test, got, made);
+	if (got)
+		dma_buf_put(got);
+	dma_buf_put(made);
+	drm_gem_object_put(&g->base);
+	flush_delayed_fput();
+	KUNIT_EXPECT_NULL(test, cache);
+}
+
 static struct kunit_case amdgpu_ualink_dmabuf_cases[] = {
 	KUNIT_CASE(dmabuf_one_per_import),
 	KUNIT_CASE(dmabuf_cached),
+	KUNIT_CASE(dmabuf_cached_late_release),
 	KUNIT_CASE(dmabuf_no_cpu_access),
 	KUNIT_CASE(dmabuf_attachments),
 	KUNIT_CASE(dmabuf_prime_import),

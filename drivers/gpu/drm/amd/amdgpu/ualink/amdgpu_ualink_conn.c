@@ -719,14 +719,32 @@ u32 amdgpu_ualink_mbox_ended(struct amdgpu_ualink_mbox *mbox)
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_ended);
 
 /**
- * amdgpu_ualink_mbox_wait_ended - sleep until a request of this node ends
+ * amdgpu_ualink_mbox_wait_ended - sleep until requests of this node end
  * @mbox: our node
  * @seen: what amdgpu_ualink_mbox_ended() returned before the caller looked
+ * @want: how many ends since @seen to wait for, at least 1
  *
- * Returns: 0 once a request ended since @seen; -ERESTARTSYS on a signal.
+ * For a caller whose every look at its requests costs: it looks again once
+ * @want of them may have ended, not after every end. Ends are not told
+ * apart (some may be other callers' requests, and one request may be the
+ * caller's several times), so past @want == 1 the wait also ends one tick
+ * after the first end.
+ *
+ * Returns: 0 once @want requests ended since @seen, or one did and a tick
+ * passed; -ERESTARTSYS on a signal.
  */
-int amdgpu_ualink_mbox_wait_ended(struct amdgpu_ualink_mbox *mbox, u32 seen)
+int amdgpu_ualink_mbox_wait_ended(struct amdgpu_ualink_mbox *mbox, u32 seen,
+				  u32 want)
 {
+	long ret;
+
+	if (want > 1) {
+		ret = wait_event_interruptible_timeout(mbox->ended_wq,
+						       atomic_read(&mbox->ended) - seen >= want,
+						       1);
+		if (ret)
+			return ret < 0 ? ret : 0;
+	}
 	return wait_event_interruptible(mbox->ended_wq,
 					atomic_read(&mbox->ended) != seen);
 }

@@ -186,6 +186,9 @@ static int do_import(struct amdgpu_ualink_dev *udev,
 	return 0;
 }
 
+/* A batch looks at its entries again once this share of those left ended. */
+#define BATCH_LOOK_SHARE	8
+
 /* An entry that can be finished without waiting. */
 static bool batch_entry_ready(const struct drm_amdgpu_ualink_batch_entry *e,
 			      struct amdgpu_ualink_import *imp)
@@ -258,9 +261,10 @@ static void batch_finish(struct amdgpu_ualink_dev *udev,
  *
  * Every import is started before the first is waited for, and the entries
  * are finished in the order their answers arrive: each pass finishes all
- * those answered (failed starts and local handles included), and when
- * none is, the call sleeps until a request of @udev ends. An entry whose
- * GEM handle was made but whose fd could not be keeps the handle, fd -1.
+ * those answered (failed starts and local handles included), then the
+ * call sleeps until an eighth of those left (at least one) may have been
+ * answered. An entry whose GEM handle was made but whose fd could not be
+ * keeps the handle, fd -1.
  */
 void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 				const struct amdgpu_ualink_gem_ops *gops,
@@ -299,8 +303,16 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 			else
 				pending[kept++] = n;
 		}
-		/* none answered: sleep until a request of ours ends */
-		if (kept < left || !amdgpu_ualink_mbox_wait_ended(udev->mbox, seen))
+		if (!kept)
+			break;
+		/*
+		 * A look is O(entries left): look again once a share of them
+		 * may have ended, not after every answer (a batch from one
+		 * exporter gets its answers one by one, and looking after
+		 * each kept the calling thread busy for the whole batch).
+		 */
+		if (!amdgpu_ualink_mbox_wait_ended(udev->mbox, seen,
+						   max(1U, kept / BATCH_LOOK_SHARE)))
 			continue;
 		/* a signal: those not answered end with -EINTR, not waited for */
 		for (i = 0; i < kept; i++)

@@ -278,7 +278,8 @@ void amdgpu_ualink_mbox_cancel(struct amdgpu_ualink_mbox *mbox,
 void amdgpu_ualink_mbox_fail(struct amdgpu_ualink_mbox *mbox,
 			     struct amdgpu_ualink_req *req, int status);
 u32 amdgpu_ualink_mbox_ended(struct amdgpu_ualink_mbox *mbox);
-int amdgpu_ualink_mbox_wait_ended(struct amdgpu_ualink_mbox *mbox, u32 seen);
+int amdgpu_ualink_mbox_wait_ended(struct amdgpu_ualink_mbox *mbox, u32 seen,
+				  u32 want);
 int amdgpu_ualink_mbox_call(struct amdgpu_ualink_mbox *mbox, u16 peer,
 			    struct amdgpu_ualink_req *req);
 

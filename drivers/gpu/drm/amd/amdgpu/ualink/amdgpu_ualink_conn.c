@@ -706,9 +706,9 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_fail);
  *
  * A count that each request's end (answered, failed, timed out, cancelled)
  * increments after completing it. A caller waiting for any of many
- * requests reads it, then looks at its requests, and when none is done
- * sleeps in amdgpu_ualink_mbox_wait_ended() with what it read: an end
- * between the two is not missed.
+ * requests reads it, then looks at its requests, then sleeps in
+ * amdgpu_ualink_mbox_wait_ended() with what it read: an end between the
+ * two is not missed.
  *
  * Returns: the count.
  */
@@ -727,11 +727,11 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_ended);
  * For a caller whose every look at its requests costs: it looks again once
  * @want of them may have ended, not after every end. Ends are not told
  * apart (some may be other callers' requests, and one request may be the
- * caller's several times), so past @want == 1 the wait also ends one tick
- * after the first end.
+ * caller's several times), so past @want == 1 the wait also ends no later
+ * than a tick after the first end.
  *
  * Returns: 0 once @want requests ended since @seen, or one did and a tick
- * passed; -ERESTARTSYS on a signal.
+ * passed since the call; -ERESTARTSYS on a signal.
  */
 int amdgpu_ualink_mbox_wait_ended(struct amdgpu_ualink_mbox *mbox, u32 seen,
 				  u32 want)

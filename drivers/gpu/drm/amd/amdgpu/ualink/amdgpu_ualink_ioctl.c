@@ -263,8 +263,8 @@ static void batch_finish(struct amdgpu_ualink_dev *udev,
  * are finished in the order their answers arrive: each pass finishes all
  * those answered (failed starts and local handles included), then the
  * call sleeps until an eighth of those left (at least one) may have been
- * answered. An entry whose GEM handle was made but whose fd could not be
- * keeps the handle, fd -1.
+ * answered, or a tick after the first answer. An entry whose GEM handle
+ * was made but whose fd could not be keeps the handle, fd -1.
  */
 void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 				const struct amdgpu_ualink_gem_ops *gops,

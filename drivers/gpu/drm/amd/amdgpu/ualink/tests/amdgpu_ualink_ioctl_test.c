@@ -8,12 +8,14 @@
 #include <kunit/test.h>
 #include <linux/kthread.h>
 #include <linux/mman.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/uaccess.h>
 
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_ioctl.h"
 #include "../amdgpu_ualink_ioctl_check.h"
+#include "../amdgpu_ualink_mbox_internal.h"
 
 #define A	3
 #define B	40
@@ -464,7 +466,8 @@ static void ioctl_quota(struct kunit *test)
 struct batch_run {
 	struct amdgpu_ualink_dev *dev;
 	struct fake_drv *f;
-	struct drm_amdgpu_ualink_batch_entry e[2];
+	struct drm_amdgpu_ualink_batch_entry e[32];
+	unsigned int count;
 	struct completion done;
 };
 
@@ -472,8 +475,9 @@ static int batch_thread(void *arg)
 {
 	struct batch_run *r = arg;
 
+	allow_signal(SIGKILL);	/* a test that gives up on it */
 	amdgpu_ualink_import_batch(r->dev, &fake_gops, r->f, NULL, r->e,
-				   ARRAY_SIZE(r->e), 0);
+				   r->count, 0);
 	complete(&r->done);
 	return 0;
 }
@@ -500,6 +504,7 @@ static void ioctl_batch_completion_order(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	r->dev = tpod_dev(pod, B);
 	r->f = fake(test, pod, B);
+	r->count = 2;
 	init_completion(&r->done);
 	/* held for as long as the test likes: no retransmission gives up */
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, B),
@@ -528,6 +533,58 @@ static void ioctl_batch_completion_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, C), 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, C), &oc->slot);
+}
+
+static bool batch_asleep(void *arg)
+{
+	return wq_has_sleeper(&((struct amdgpu_ualink_mbox *)arg)->ended_wq);
+}
+
+/*
+ * One handle named 32 times: one request for all the entries. The batch
+ * sleeps until an eighth of those left (4) may have ended, and only one
+ * end comes: it looks again a tick after it, and finishes them all.
+ */
+static void ioctl_batch_one_request(struct kunit *test)
+{
+	static const u16 ab[] = { A, B };
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ab), ab, kinds);
+	struct batch_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct tobj *oa = tpod_obj(pod, 0, SZ_4K);
+	struct task_struct *t;
+	unsigned int i;
+	u64 ha[2];
+
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	r->dev = tpod_dev(pod, B);
+	r->f = fake(test, pod, B);
+	r->count = ARRAY_SIZE(r->e);
+	init_completion(&r->done);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, B),
+							     60000, 3), 0);
+	tpod_export(pod, A, oa, ha);
+	for (i = 0; i < r->count; i++)
+		r->e[i].handle = (struct drm_amdgpu_ualink_handle) { ha[0], ha[1] };
+
+	tpod_pause(pod, A, true);
+	t = kthread_run(batch_thread, r, "ualink-batch");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	/* asleep with all 32 entries left */
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(batch_asleep, tpod_mbox(pod, B), 10000));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(r->f->n), 0);
+	tpod_pause(pod, A, false);
+	if (!wait_for_completion_timeout(&r->done, 10 * HZ)) {
+		KUNIT_FAIL(test, "the batch did not end after its one answer");
+		send_sig(SIGKILL, t, 1);
+		wait_for_completion(&r->done);
+	}
+	for (i = 0; i < r->count; i++)
+		KUNIT_EXPECT_EQ(test, r->e[i].error, 0);
+	KUNIT_EXPECT_EQ(test, r->f->n, r->count);
+
+	fake_release(r->f);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
 }
 
 /* A batch through user memory: per-entry results, and its own errnos. */
@@ -628,6 +685,7 @@ static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
 	KUNIT_CASE(ioctl_export_after_close),
 	KUNIT_CASE(ioctl_batch),
 	KUNIT_CASE(ioctl_batch_completion_order),
+	KUNIT_CASE(ioctl_batch_one_request),
 	KUNIT_CASE(ioctl_quota),
 	{}
 };

@@ -28,6 +28,7 @@
 #include <linux/delay.h>
 #include <linux/dma-fence.h>
 #include <linux/fdtable.h>
+#include <linux/file.h>
 #include <linux/mman.h>
 #include <linux/pm_runtime.h>
 #include <linux/vmalloc.h>
@@ -458,16 +459,19 @@ static void ualink_vehicle_gem_ioctls(struct kunit *test)
 	struct drm_amdgpu_gem_metadata meta = {};
 	union drm_amdgpu_gem_wait_idle idle = {};
 	union drm_amdgpu_gem_mmap mmap = {};
+	struct drm_amdgpu_ualink args = {};
 	struct drm_amdgpu_gem_op op = {};
+	struct drm_amdgpu_ualink_handle h;
 	struct drm_file *fa, *fb;
 	struct fake_node *a, *b;
+	struct file *f1, *f2;
 	struct drm_device *drm;
 	struct amdgpu_bo *imp;
-	u32 gb, again;
+	u32 ga, gb, again;
 	void *ptr;
 	int fd;
 
-	gb = vehicle_imported(test, &a, &b, &fa, &fb);
+	vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
 	drm = &b->adev.ddev;
 	imp = vehicle_bo(test, fb, gb);
 	/*
@@ -524,6 +528,20 @@ static void ualink_vehicle_gem_ioctls(struct kunit *test)
 	/* not into A: another device has no way to its fabric port */
 	KUNIT_EXPECT_EQ(test, drm_gem_prime_fd_to_handle(&a->adev.ddev, fa, fd,
 							 &again), -EXDEV);
+	/* the handle imported again while that dma-buf lives: it, no lock */
+	args.op = AMDGPU_UALINK_OP_IMPORT;
+	args.u.imp.handle = h;
+	args.u.imp.flags = AMDGPU_UALINK_IMPORT_CLOEXEC;
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ioctl_amdgpu(drm, &args, fb), 0);
+	f1 = fget(fd);
+	f2 = fget(args.u.imp.fd);
+	KUNIT_EXPECT_NOT_NULL(test, f2);
+	KUNIT_EXPECT_PTR_EQ(test, f1, f2);
+	if (f1)
+		fput(f1);
+	if (f2)
+		fput(f2);
+	KUNIT_EXPECT_EQ(test, close_fd(args.u.imp.fd), 0);
 	KUNIT_EXPECT_EQ(test, close_fd(fd), 0);
 }
 

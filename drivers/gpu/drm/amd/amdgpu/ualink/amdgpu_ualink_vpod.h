@@ -196,6 +196,19 @@ struct amdgpu_ualink_vpod_node {
 };
 
 /**
+ * amdgpu_ualink_vpod_state - where an accelerator is
+ * @node: the accelerator
+ *
+ * Inline: every ioctl but INFO asks it.
+ *
+ * Returns: its &enum amdgpu_ualink_vpod_state.
+ */
+static inline int amdgpu_ualink_vpod_state(const struct amdgpu_ualink_vpod_node *node)
+{
+	return READ_ONCE(node->state);
+}
+
+/**
  * struct amdgpu_ualink_vpod - the whole emulated pod
  */
 struct amdgpu_ualink_vpod {
@@ -252,7 +265,7 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes,
 				   struct amdgpu_ualink_vpod_shm *shm);
 void amdgpu_ualink_vpod_fabric_fini(void);
 struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id);
-bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer);
+bool amdgpu_ualink_vpod_member(void *priv, u16 peer);
 void amdgpu_ualink_vpod_active(struct amdgpu_ualink_vpod_node *node,
 			       unsigned long *mask);
 void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
@@ -272,7 +285,6 @@ int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node);
 int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
 				   bool offline);
-int amdgpu_ualink_vpod_state(struct amdgpu_ualink_vpod_node *node);
 void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
 			     u32 *size);
 

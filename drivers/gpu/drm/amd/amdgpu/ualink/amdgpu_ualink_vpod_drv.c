@@ -438,11 +438,6 @@ static void vpod_bo_cursor(void *priv, void *obj, struct amdgpu_ualink_pt_cursor
 	cur->next = vpod_bo_next;
 }
 
-static bool vpod_bo_member(void *priv, u16 peer)
-{
-	return amdgpu_ualink_vpod_member(priv, peer);
-}
-
 static int vpod_bo_allow(void *priv, u16 importer, u64 npa, u64 size)
 {
 	return amdgpu_ualink_vpod_allow(priv, importer, npa, size);
@@ -487,7 +482,7 @@ const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops = {
 	.pin = vpod_bo_pin,
 	.unpin = vpod_bo_unpin,
 	.cursor = vpod_bo_cursor,
-	.member = vpod_bo_member,
+	.member = amdgpu_ualink_vpod_member,
 	.allow = vpod_bo_allow,
 	.deny = vpod_bo_deny,
 	.shootdown = vpod_bo_shootdown,

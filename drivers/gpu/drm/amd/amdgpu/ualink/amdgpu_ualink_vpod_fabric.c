@@ -643,14 +643,20 @@ void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
 
 /**
  * amdgpu_ualink_vpod_member - &amdgpu_ualink_dev_ops.member
- * @node: the accelerator asking
+ * @priv: the accelerator asking, a &struct amdgpu_ualink_vpod_node (the
+ *	  ops' private data on its DRM device and on a fabric-only one)
  * @peer: the accelerator asked about
  *
- * Returns: true when @peer exists and is in @node's virtual pod, and @node
- * is not resetting (it grants and imports nothing then).
+ * The op itself, not a wrapper's callee: a repeated import asks it on
+ * every call.
+ *
+ * Returns: true when @peer exists and is in the asking accelerator's
+ * virtual pod, and that one is not resetting (it grants and imports
+ * nothing then).
  */
-bool amdgpu_ualink_vpod_member(struct amdgpu_ualink_vpod_node *node, u16 peer)
+bool amdgpu_ualink_vpod_member(void *priv, u16 peer)
 {
+	struct amdgpu_ualink_vpod_node *node = priv;
 	struct amdgpu_ualink_vpod_node *p = amdgpu_ualink_vpod_node(peer);
 	unsigned int seq;
 	bool same;
@@ -753,17 +759,6 @@ void amdgpu_ualink_vpod_active(struct amdgpu_ualink_vpod_node *node,
 		    pod->nodes[i]->state == AMDGPU_UALINK_VPOD_ACTIVE)
 			__set_bit(i, mask);
 	spin_unlock_irqrestore(&pod->lock, flags);
-}
-
-/**
- * amdgpu_ualink_vpod_state - where an accelerator is
- * @node: the accelerator
- *
- * Returns: its &enum amdgpu_ualink_vpod_state.
- */
-int amdgpu_ualink_vpod_state(struct amdgpu_ualink_vpod_node *node)
-{
-	return READ_ONCE(node->state);
 }
 
 /*
@@ -914,11 +909,6 @@ static void heap_cursor(void *priv, void *obj, struct amdgpu_ualink_pt_cursor *c
 	cur->next = heap_next;
 }
 
-static bool node_member(void *priv, u16 peer)
-{
-	return amdgpu_ualink_vpod_member(priv, peer);
-}
-
 static int node_allow(void *priv, u16 importer, u64 npa, u64 size)
 {
 	return amdgpu_ualink_vpod_allow(priv, importer, npa, size);
@@ -947,7 +937,7 @@ static const struct amdgpu_ualink_dev_ops heap_ops = {
 	.pin = heap_pin,
 	.unpin = heap_unpin,
 	.cursor = heap_cursor,
-	.member = node_member,
+	.member = amdgpu_ualink_vpod_member,
 	.allow = node_allow,
 	.deny = node_deny,
 	.shootdown = node_shootdown,

@@ -96,6 +96,15 @@ unsigned long amdgpu_ualink_revoke_timeout(struct amdgpu_ualink_dev *dev)
 	       msecs_to_jiffies(READ_ONCE(revoke_timeout_ms));
 }
 
+/* Both words compared in line, not memcmp() called for 16 bytes */
+static int import_cmp(struct rhashtable_compare_arg *arg, const void *obj)
+{
+	const struct amdgpu_ualink_import *imp = obj;
+	const u64 *handle = arg->key;
+
+	return imp->handle[0] != handle[0] || imp->handle[1] != handle[1];
+}
+
 /*
  * Not shrunk when imports go: a batch of a thousand imports would grow the
  * table through eight resizes (inserts and lookups taking the slow way
@@ -106,6 +115,7 @@ static const struct rhashtable_params import_params = {
 	.key_len = sizeof_field(struct amdgpu_ualink_import, handle),
 	.key_offset = offsetof(struct amdgpu_ualink_import, handle),
 	.head_offset = offsetof(struct amdgpu_ualink_import, node),
+	.obj_cmpfn = import_cmp,
 };
 
 /**
@@ -401,6 +411,7 @@ struct amdgpu_ualink_import *amdgpu_ualink_import_live(struct amdgpu_ualink_dev 
 		return NULL;
 	return import_find_ready(dev, handle);
 }
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_import_live);
 
 /**
  * amdgpu_ualink_import_again - another fd of a live import, without a lock

@@ -89,6 +89,46 @@ static void import_basic_and_twice(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
+/*
+ * The table compares the whole handle: handles that differ from a live
+ * one in one word only, the exporter's bits kept, find nothing. 1,024 of
+ * each kind: a fresh table has 64 buckets, so about 16 of each share the
+ * live one's and are compared with it.
+ */
+static void import_lookup_whole_handle(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
+	struct amdgpu_ualink_dev *dev;
+	struct amdgpu_ualink_import *imp, *found;
+	unsigned int k, wrong = 0;
+	u64 h[2], other[2];
+
+	tpod_export(pod, A, o, h);
+	dev = tpod_dev(pod, B);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(dev, h, &imp), 0);
+	for (k = 1; k <= 1024; k++) {
+		other[0] = h[0] ^ ((u64)k << AMDGPU_UALINK_ACCEL_ID_BITS);
+		other[1] = h[1];
+		found = amdgpu_ualink_import_live(dev, other);
+		wrong += !!found;
+		amdgpu_ualink_import_put(found);
+		other[0] = h[0];
+		other[1] = h[1] ^ k;
+		found = amdgpu_ualink_import_live(dev, other);
+		wrong += !!found;
+		amdgpu_ualink_import_put(found);
+	}
+	KUNIT_EXPECT_EQ(test, wrong, 0);
+	found = amdgpu_ualink_import_live(dev, h);
+	KUNIT_EXPECT_PTR_EQ(test, found, imp);
+	amdgpu_ualink_import_put(found);
+	amdgpu_ualink_import_put(imp);
+	flush_workqueue(dev->wq);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+}
+
 struct racer {
 	struct amdgpu_ualink_dev *dev;
 	const u64 *handle;
@@ -636,6 +676,7 @@ static void import_drop_nonmembers(struct kunit *test)
 
 static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_basic_and_twice),
+	KUNIT_CASE(import_lookup_whole_handle),
 	KUNIT_CASE(import_concurrent),
 	KUNIT_CASE_SLOW(import_errors),
 	KUNIT_CASE(import_batch),

@@ -9,7 +9,9 @@
  *  (g) PRIME handle->fd and fd->handle apart, fresh (the buffer's first
  *      export: a new dma-buf) and cached (the dma-buf exists: an fd
  *      install, and a lookup of the handle the importer has);
- *  (a) the fixed cost of the ioctl: OP_INFO alone;
+ *  (a) the fixed cost of the ioctl: OP_INFO alone; and back to back, with
+ *      our 56-byte argument and with PRIME's 12 bytes (what the size of
+ *      the argument costs);
  *      export of a fresh buffer, first import, repeated import (right
  *      after the first, and back to back alternated with PRIME's cached
  *      export back to back);
@@ -40,6 +42,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <sys/ioctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +151,7 @@ static void row(const char *name, double us, double p99, const char *anchor_name
 {
 	double ratio = us / anchor;
 
-	out("%-40s %9.1f %9.1f  %7.2f x %-22s", name, us, p99, ratio, anchor_name);
+	out("%-40s %9.2f %9.2f  %7.2f x %-22s", name, us, p99, ratio, anchor_name);
 	if (goal > 0 && us < 0)	/* a fitted intercept */
 		out("  goal <= %-4.1f n/a: T(N) is not linear\n", goal);
 	else if (goal > 0)
@@ -165,7 +168,7 @@ static void figure_row(struct figure f, struct figure anchor,
 
 static void anchor_row(struct figure f)
 {
-	out("%-40s %9.1f %9.1f\n", f.name, f.median_us, f.p99_us);
+	out("%-40s %9.2f %9.2f\n", f.name, f.median_us, f.p99_us);
 }
 
 struct fit {
@@ -232,6 +235,22 @@ static void ioc(int fd, unsigned long req, void *arg, const char *what)
 {
 	if (drmIoctl(fd, req, arg))
 		die(what);
+}
+
+/*
+ * One OP_INFO through an argument of @size bytes, of which DRM copies that
+ * many in and out (the ioctl's size field); returns its time in ns.
+ */
+static uint64_t info_call(int fd, unsigned int size)
+{
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
+	unsigned long req = _IOC(_IOC_READ | _IOC_WRITE, DRM_IOCTL_BASE,
+				 DRM_COMMAND_BASE + DRM_AMDGPU_UALINK, size);
+	uint64_t t = now_ns();
+
+	if (ioctl(fd, req, &args))
+		die("INFO");
+	return now_ns() - t;
 }
 
 /* a libualink call's result: 0, or -errno, which ends the run */
@@ -523,12 +542,14 @@ static void batch_warm(int i0, struct drm_amdgpu_ualink_batch_entry *e, int n)
 int main(void)
 {
 	static uint64_t info_ns[N], exp_ns[N], first_ns[N], first_cpu[N],
-			again_ns[N], again_b2b_ns[N], prime_b2b_ns[N], release_ns[N];
+			again_ns[N], again_b2b_ns[N], prime_b2b_ns[N], release_ns[N],
+			info_b2b_ns[N], info12_ns[N];
 	static struct drm_amdgpu_ualink_handle h[N];
 	static uint32_t gem[N];
 	static struct drm_amdgpu_ualink_batch_entry one[MAX_BATCH], many[MAX_BATCH];
 	int e0 = open_accel(EXPORTER), i0 = open_accel(0);
-	struct figure info, exp, first, firstc, again, again_b2b, release, rt, rtc;
+	struct figure info, exp, first, firstc, again, again_b2b, release, rt, rtc,
+		      info_b2b, info12;
 	struct worker w0a, w0b, w1a, w1b;
 	uint32_t *batch_gem;
 	struct tn tn1, tnn;
@@ -604,6 +625,12 @@ int main(void)
 	 * Right after a first import (above), the importing thread has just
 	 * slept through the round trip and its worker may still be finishing;
 	 * in a row, neither.
+	 *
+	 * In the same loop, OP_INFO twice: with the uAPI's 56-byte argument,
+	 * and with a 12-byte one, PRIME's size (DRM copies a shorter argument
+	 * in, zero-fills the rest and copies as much back out: the handler's
+	 * work is the same). Their difference is what the size of our
+	 * argument costs any of our operations against PRIME's.
 	 */
 	{
 		struct drm_mode_create_dumb c = { .width = 1024, .height = 16, .bpp = 32 };
@@ -626,6 +653,8 @@ int main(void)
 				  "import back to back");
 			again_b2b_ns[i] = now_ns() - t;
 			close(fd);
+			info_b2b_ns[i] = info_call(i0, sizeof(struct drm_amdgpu_ualink));
+			info12_ns[i] = info_call(i0, sizeof(struct drm_prime_handle));
 		}
 		close(held);
 		close(vheld);
@@ -687,6 +716,8 @@ int main(void)
 	p.h2fd_b2b = stats("PRIME handle->fd, cached, back to back", "prime-b2b",
 			   prime_b2b_ns, N);
 	release = stats("release (close -> exporter grants 0)", "release", release_ns, N);
+	info_b2b = stats("INFO, back to back, 56-byte argument", NULL, info_b2b_ns, N);
+	info12 = stats("INFO, back to back, 12-byte argument", NULL, info12_ns, N);
 
 	out("\nUALink uAPI on the emulated pod: %ld vCPUs, %d samples each (batches: %d runs per size)\n",
 	    sysconf(_SC_NPROCESSORS_ONLN), N, BATCH_RUNS);
@@ -707,6 +738,8 @@ int main(void)
 	figure_row(firstc, rtc, "its caller CPU", 0);
 	figure_row(again, p.h2fd_cached, "cached handle->fd", 1);
 	figure_row(again_b2b, p.h2fd_b2b, "b2b cached handle->fd", 1);
+	figure_row(info_b2b, p.h2fd_b2b, "b2b cached handle->fd", 0);
+	figure_row(info12, p.h2fd_b2b, "b2b cached handle->fd", 0);
 	figure_row(release, p.round, "fresh round trip", 0);
 	batch_rows("1 exporter", tn1, first, p.round);
 	batch_rows("N exporters", tnn, first, p.round);

@@ -88,8 +88,8 @@ struct amdgpu_ualink_vpod_node {
 	u32 vpod;
 	/**
 	 * @vpod_size: accelerators in @vpod, written and read as @vpod: kept
-	 * up to date by a move, so that INFO (which every ioctl asks) costs
-	 * the same in a pod of 1,024 as in a pod of 2
+	 * up to date by a move, so that INFO costs the same in a pod of 1,024
+	 * as in a pod of 2
 	 */
 	u32 vpod_size;
 	/**
@@ -199,7 +199,7 @@ struct amdgpu_ualink_vpod_node {
  * amdgpu_ualink_vpod_state - where an accelerator is
  * @node: the accelerator
  *
- * Inline: every ioctl but INFO asks it.
+ * Inline: every ioctl asks it.
  *
  * Returns: its &enum amdgpu_ualink_vpod_state.
  */

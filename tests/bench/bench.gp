@@ -35,7 +35,9 @@ plot dir.'/tn-one.dat' u 1:2 w lp pt 7 t "1 exporter, wall", \
      dir.'/tn-one.dat' u 1:3 w lp pt 6 t "1 exporter, importer CPU", \
      dir.'/tn-many.dat' u 1:2 w lp pt 5 t "N exporters, wall", \
      dir.'/tn-many.dat' u 1:3 w lp pt 4 t "N exporters, importer CPU", \
+     dir.'/tn-one.dat' u 1:6 w lp pt 1 lc rgb "gray40" t "PRIME beside 1 exporter, CPU", \
+     dir.'/tn-many.dat' u 1:6 w lp pt 2 lc rgb "gray40" t "PRIME beside N exporters, CPU", \
      [1:1023] a1 + b1 * x dt 2 t "fit, 1 exporter", \
      [1:1023] an + bn * x dt 3 t "fit, N exporters", \
-     [1:1023] prime * x dt 4 lc rgb "black" t "PRIME fresh round trip x N"
+     [1:1023] prime * x dt 4 lc rgb "black" t "PRIME fresh round trip (at the start) x N"
 unset multiplot

@@ -22,7 +22,8 @@
  *      mailbox worker's executions per import (both sides);
  *  (d) wake-up latency: doorbell -> start of the receiving worker;
  *  (e) a batch T(N) = a + b N, N = 1...1,023, from one exporter and from
- *      N exporters, wall and importer CPU time, and that CPU time less
+ *      N exporters, wall and importer CPU time, against as many fresh
+ *      PRIME round trips timed beside each batch, and that CPU time less
  *      what the emulated fabric took to deliver the doorbells the
  *      importing thread rang (debugfs fabric_bell_ns: waking another
  *      accelerator's mailbox worker, one MMIO write on hardware; counted
@@ -34,7 +35,7 @@
  *
  * Files written to the current directory for the plot: lat-<figure>.dat
  * (sorted samples, us), tn-one.dat and tn-many.dat (N, wall us, CPU us,
- * CPU less doorbells us),
+ * CPU less doorbells us, PRIME's wall us and CPU us),
  * fit.dat (the fitted lines), table.txt (the table).
  */
 #include <errno.h>
@@ -46,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -151,7 +153,7 @@ static void row(const char *name, double us, double p99, const char *anchor_name
 {
 	double ratio = us / anchor;
 
-	out("%-40s %9.2f %9.2f  %7.2f x %-22s", name, us, p99, ratio, anchor_name);
+	out("%-42s %9.2f %9.2f  %7.2f x %-26s", name, us, p99, ratio, anchor_name);
 	if (goal > 0 && us < 0)	/* a fitted intercept */
 		out("  goal <= %-4.1f n/a: T(N) is not linear\n", goal);
 	else if (goal > 0)
@@ -168,31 +170,45 @@ static void figure_row(struct figure f, struct figure anchor,
 
 static void anchor_row(struct figure f)
 {
-	out("%-40s %9.2f %9.2f\n", f.name, f.median_us, f.p99_us);
+	out("%-42s %9.2f %9.2f\n", f.name, f.median_us, f.p99_us);
 }
 
 struct fit {
 	double a, b;	/* us, us per handle */
 };
 
+/*
+ * A batch's fitted lines, and those of as many fresh PRIME round trips
+ * timed in the same sweep, each run next to the batch's
+ */
 struct tn {
-	struct fit wall, cpu, own;
+	struct fit wall, cpu, own, prime_wall, prime_cpu;
 };
 
-/* T(N)'s intercept against a first import, its slopes against PRIME */
+/*
+ * T(N)'s intercept against a first import; its slopes against the slopes
+ * of PRIME's round trips timed in the same sweep (wall against wall, CPU
+ * against CPU), and against the fresh round trip timed at the start
+ */
 static void batch_rows(const char *who, struct tn tn, struct figure first,
 		       struct figure prime)
 {
 	char name[64];
 
+	snprintf(name, sizeof(name), "PRIME in the %s sweep: b, wall", who);
+	out("%-42s %9.2f\n", name, tn.prime_wall.b);
+	snprintf(name, sizeof(name), "PRIME in the %s sweep: b, CPU", who);
+	out("%-42s %9.2f\n", name, tn.prime_cpu.b);
 	snprintf(name, sizeof(name), "batch, %s: intercept a", who);
 	row(name, tn.wall.a, 0, "first import", first.median_us, 2);
 	snprintf(name, sizeof(name), "batch, %s: slope b, wall", who);
-	row(name, tn.wall.b, 0, "fresh round trip", prime.median_us, 0);
+	row(name, tn.wall.b, 0, "PRIME b, wall, same sweep", tn.prime_wall.b, 0);
 	snprintf(name, sizeof(name), "batch, %s: slope b, importer CPU", who);
-	row(name, tn.cpu.b, 0, "fresh round trip", prime.median_us, 1);
+	row(name, tn.cpu.b, 0, "PRIME b, CPU, same sweep", tn.prime_cpu.b, 1);
 	snprintf(name, sizeof(name), "  same, less emulated doorbells");
-	row(name, tn.own.b, 0, "fresh round trip", prime.median_us, 0);
+	row(name, tn.own.b, 0, "PRIME b, CPU, same sweep", tn.prime_cpu.b, 0);
+	snprintf(name, sizeof(name), "  importer CPU, against the start's");
+	row(name, tn.cpu.b, 0, "fresh round trip", prime.median_us, 0);
 }
 
 /* The @nth render node (or primary node, @card) of driver @name. */
@@ -465,24 +481,74 @@ static const int sizes[] = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, MAX_BATCH };
 #define NSIZES (int)(sizeof(sizes) / sizeof(sizes[0]))
 
 /*
+ * @n fresh PRIME round trips on vgem, as prime_anchor() times one: @n new
+ * buffers of @a, each exported (handle -> fd) and imported into @b (fd ->
+ * handle), timed as one loop, wall and CPU, like a batch of @n. The fds
+ * are closed and the buffers freed after the loop, as a batch's GEM
+ * handles are.
+ */
+static void prime_run(int a, int b, int n, uint64_t *wall, uint64_t *cpu)
+{
+	static uint32_t ha[MAX_BATCH], hb[MAX_BATCH];
+	static int fds[MAX_BATCH];
+	uint64_t t, tc;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct drm_mode_create_dumb c = { .width = 1024, .height = 16, .bpp = 32 };
+
+		ioc(a, DRM_IOCTL_MODE_CREATE_DUMB, &c, "vgem dumb create");
+		ha[i] = c.handle;
+	}
+	tc = cpu_ns();
+	t = now_ns();
+	for (i = 0; i < n; i++) {
+		if (drmPrimeHandleToFD(a, ha[i], DRM_CLOEXEC, &fds[i]))
+			die("PRIME handle->fd in a sweep");
+		if (drmPrimeFDToHandle(b, fds[i], &hb[i]))
+			die("PRIME fd->handle in a sweep");
+	}
+	*wall = now_ns() - t;
+	*cpu = cpu_ns() - tc;
+	for (i = 0; i < n; i++) {
+		close(fds[i]);
+		gem_close(b, hb[i]);
+		gem_close(a, ha[i]);
+	}
+}
+
+/*
  * T(N) over the batch sizes: the first @n entries of @e, BATCH_RUNS times
- * each, released (and the releases finished) between runs.
+ * each, released (and the releases finished) between runs; next to each
+ * run, after it on even runs and before it on odd ones, @n fresh PRIME
+ * round trips between the vgem files @a and @b. The emulator's speed
+ * moves during a sweep, by up to half on this machine: the slopes are
+ * compared with PRIME's timed within the same few milliseconds, not with a
+ * figure timed minutes before. PRIME's thread does both sides of its
+ * round trips; a batch's importing thread does not do the exporters'
+ * work (nor, from one exporter, most of the sends, which the mailbox
+ * worker makes): the goal is the importer's side.
  */
 static struct tn batch_curve(int i0, struct drm_amdgpu_ualink_batch_entry *e,
-			     const char *tag)
+			     int a, int b, const char *tag)
 {
 	double x[NSIZES], wall[NSIZES], cpu[NSIZES], own[NSIZES];
+	double pwall[NSIZES], pcpu[NSIZES];
 	FILE *o = data_file("tn-", tag, "dat");
 	struct tn tn;
 	int s;
 
 	for (s = 0; s < NSIZES; s++) {
 		uint64_t w[BATCH_RUNS], c[BATCH_RUNS], m[BATCH_RUNS];
+		uint64_t pw[BATCH_RUNS], pc[BATCH_RUNS];
 		int n = sizes[s], r, i;
 
 		for (r = 0; r < BATCH_RUNS; r++) {
 			uint64_t t, tc, bells;
 			int ret;
+
+			if (r & 1)
+				prime_run(a, b, n, &pw[r], &pc[r]);
 
 			for (i = 0; i < n; i++) {
 				e[i].gem_handle = 0;
@@ -507,20 +573,29 @@ static struct tn batch_curve(int i0, struct drm_amdgpu_ualink_batch_entry *e,
 				gem_close(i0, e[i].gem_handle);
 			}
 			settle(0, "imports", 0);
+			if (!(r & 1))
+				prime_run(a, b, n, &pw[r], &pc[r]);
 		}
 		qsort(w, BATCH_RUNS, sizeof(*w), cmp_u64);
 		qsort(c, BATCH_RUNS, sizeof(*c), cmp_u64);
 		qsort(m, BATCH_RUNS, sizeof(*m), cmp_u64);
+		qsort(pw, BATCH_RUNS, sizeof(*pw), cmp_u64);
+		qsort(pc, BATCH_RUNS, sizeof(*pc), cmp_u64);
 		x[s] = n;
 		wall[s] = w[BATCH_RUNS / 2] / 1000.0;
 		cpu[s] = c[BATCH_RUNS / 2] / 1000.0;
 		own[s] = m[BATCH_RUNS / 2] / 1000.0;
-		fprintf(o, "%d %.1f %.1f %.1f\n", n, wall[s], cpu[s], own[s]);
+		pwall[s] = pw[BATCH_RUNS / 2] / 1000.0;
+		pcpu[s] = pc[BATCH_RUNS / 2] / 1000.0;
+		fprintf(o, "%d %.1f %.1f %.1f %.1f %.1f\n", n, wall[s], cpu[s],
+			own[s], pwall[s], pcpu[s]);
 	}
 	fclose(o);
 	tn.wall = fit_line(x, wall, NSIZES);
 	tn.cpu = fit_line(x, cpu, NSIZES);
 	tn.own = fit_line(x, own, NSIZES);
+	tn.prime_wall = fit_line(x, pwall, NSIZES);
+	tn.prime_cpu = fit_line(x, pcpu, NSIZES);
 	return tn;
 }
 
@@ -714,8 +789,26 @@ int main(void)
 	}
 	batch_warm(i0, one, MAX_BATCH);
 	batch_warm(i0, many, MAX_BATCH);
-	tn1 = batch_curve(i0, one, "one");
-	tnn = batch_curve(i0, many, "many");
+	{
+		/* PRIME's sweeps hold up to MAX_BATCH dma-buf fds at once */
+		const rlim_t need = 4 * MAX_BATCH;
+		int a = open_node("vgem", 0, 1), b = open_node("vgem", 0, 1);
+		struct rlimit rl;
+
+		if (getrlimit(RLIMIT_NOFILE, &rl))
+			die("RLIMIT_NOFILE");
+		if (rl.rlim_cur < need) {
+			rl.rlim_cur = need;
+			if (rl.rlim_max < need)
+				rl.rlim_max = need;	/* the guest runs this as root */
+			if (setrlimit(RLIMIT_NOFILE, &rl))
+				die("RLIMIT_NOFILE");
+		}
+		tn1 = batch_curve(i0, one, a, b, "one");
+		tnn = batch_curve(i0, many, a, b, "many");
+		close(a);
+		close(b);
+	}
 
 	info = stats("INFO alone (fixed cost of the ioctl)", "info", info_ns, N);
 	exp = stats("export (fresh buffer)", "export", exp_ns, N);
@@ -731,7 +824,7 @@ int main(void)
 
 	out("\nUALink uAPI on the emulated pod: %ld vCPUs, %d samples each (batches: %d runs per size)\n",
 	    sysconf(_SC_NPROCESSORS_ONLN), N, BATCH_RUNS);
-	out("%-40s %9s %9s  %s\n", "figure", "median us", "p99 us", "ratio to the PRIME figure of this run");
+	out("%-42s %9s %9s  %s\n", "figure", "median us", "p99 us", "ratio to the PRIME figure of this run");
 	anchor_row(p.h2fd);
 	anchor_row(p.fd2h);
 	anchor_row(p.round);
@@ -768,8 +861,12 @@ int main(void)
 	out("T(N) = a + b N (us), fitted over N = 1...%d, connections up:\n", MAX_BATCH);
 	out("  1 exporter:  wall %.1f + %.2f N, importer CPU %.1f + %.2f N (%.2f N less doorbells)\n",
 	    tn1.wall.a, tn1.wall.b, tn1.cpu.a, tn1.cpu.b, tn1.own.b);
+	out("    PRIME beside it: wall %.1f + %.2f N, CPU %.1f + %.2f N\n",
+	    tn1.prime_wall.a, tn1.prime_wall.b, tn1.prime_cpu.a, tn1.prime_cpu.b);
 	out("  N exporters: wall %.1f + %.2f N, importer CPU %.1f + %.2f N (%.2f N less doorbells)\n",
 	    tnn.wall.a, tnn.wall.b, tnn.cpu.a, tnn.cpu.b, tnn.own.b);
+	out("    PRIME beside it: wall %.1f + %.2f N, CPU %.1f + %.2f N\n",
+	    tnn.prime_wall.a, tnn.prime_wall.b, tnn.prime_cpu.a, tnn.prime_cpu.b);
 
 	o = data_file("", "fit", "dat");
 	fprintf(o, "a1=%f\nb1=%f\nan=%f\nbn=%f\nprime=%f\n", tn1.wall.a,

@@ -422,11 +422,6 @@ static void amdgpu_ualink_info(void *priv, struct drm_amdgpu_ualink_info *info)
 	info->state = READ_ONCE(ualink->state);
 }
 
-static u32 amdgpu_ualink_state(void *priv)
-{
-	return READ_ONCE(to_ualink(priv)->state);
-}
-
 /*
  * What cannot be exported: only VRAM-capable buffers of our own, and as
  * for PRIME, not one that shares its VM's reservation (VM_ALWAYS_VALID);
@@ -615,7 +610,6 @@ static int amdgpu_ualink_import_handle(void *priv, struct drm_file *file,
 
 static const struct amdgpu_ualink_gem_ops amdgpu_ualink_gem_ops = {
 	.info = amdgpu_ualink_info,
-	.state = amdgpu_ualink_state,
 	.export_obj = amdgpu_ualink_export_obj,
 	.lock_handles = amdgpu_ualink_lock_handles,
 	.unlock_handles = amdgpu_ualink_unlock_handles,
@@ -645,8 +639,8 @@ int amdgpu_ualink_ioctl_amdgpu(struct drm_device *dev, void *data,
 
 	if (!ualink || !ualink->sw_up)
 		return amdgpu_ualink_ioctl_unsupported(data);
-	return amdgpu_ualink_ioctl(&ualink->udev, &amdgpu_ualink_gem_ops,
-				   ualink, filp, data);
+	return amdgpu_ualink_ioctl(&ualink->udev, READ_ONCE(ualink->state),
+				   &amdgpu_ualink_gem_ops, ualink, filp, data);
 }
 
 /**

@@ -18,8 +18,10 @@
  * (amdgpu_ualink_ioctl_check(), inline in amdgpu_ualink_ioctl_check.h so
  * that amdgpu without UALink support checks the same way) and hands the
  * operation to the export/import engine; the driver provides what only
- * it can do with its GEM objects (&struct amdgpu_ualink_gem_ops). So both
- * answer every malformed argument, and every failure, with the same errno.
+ * it can do with its GEM objects (&struct amdgpu_ualink_gem_ops) and,
+ * with each call, the device's state, which every operation but INFO
+ * checks (-ENETDOWN unless active). So both answer every malformed
+ * argument, and every failure, with the same errno.
  *
  * A batched import copies the entries in, starts every import (all
  * requests on the wire, first-contact handshakes included), then finishes
@@ -367,6 +369,9 @@ out:
 /**
  * amdgpu_ualink_ioctl - DRM_IOCTL_AMDGPU_UALINK
  * @udev: the device's UALink state, NULL when it has none
+ * @state: the device's state now, an ``AMDGPU_UALINK_STATE_*`` as INFO
+ *	   gives it, read by the driver's ioctl handler from its own field:
+ *	   every operation but INFO needs %AMDGPU_UALINK_STATE_ACTIVE
  * @gops: the driver's side
  * @gpriv: passed to @gops
  * @file: the calling file
@@ -374,7 +379,7 @@ out:
  *
  * Returns: 0 or a negative errno as documented for &struct drm_amdgpu_ualink.
  */
-int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
+int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev, u32 state,
 			const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
 			struct drm_file *file, struct drm_amdgpu_ualink *args)
 {
@@ -390,7 +395,7 @@ int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
 		gops->info(gpriv, &args->u.info);
 		return 0;
 	}
-	if (gops->state(gpriv) != AMDGPU_UALINK_STATE_ACTIVE)
+	if (state != AMDGPU_UALINK_STATE_ACTIVE)
 		return -ENETDOWN;	/* UALink is there, not usable now */
 
 	switch (args->op) {

@@ -22,11 +22,6 @@ struct amdgpu_ualink_gem_ops {
 	/** @info: fill in vpod_id, vpod_size and state */
 	void (*info)(void *priv, struct drm_amdgpu_ualink_info *info);
 	/**
-	 * @state: the state @info gives, alone: what every operation but
-	 * INFO checks, so it must be cheap (no question to the IP)
-	 */
-	u32 (*state)(void *priv);
-	/**
 	 * @export_obj: the buffer of @gem_handle in @file, with a reference
 	 * dropped by @put, its size and its slot for the core's export.
 	 * Returns 0, -ENOENT for an unknown handle, -EPERM for a buffer that
@@ -69,7 +64,7 @@ struct amdgpu_ualink_gem_ops {
 			     u32 *gem_handle);
 };
 
-int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev,
+int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev, u32 state,
 			const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
 			struct drm_file *file, struct drm_amdgpu_ualink *args);
 void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,

@@ -489,14 +489,14 @@ const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops = {
 	.revoke = vpod_bo_revoke,
 };
 
-static u32 vpod_state(void *priv)
+/* The uAPI's state of the accelerator: INFO's, and the ioctl's check */
+static u32 vpod_state(const struct amdgpu_ualink_vpod_drm *vdev)
 {
 	static const u32 states[] = {
 		[AMDGPU_UALINK_VPOD_ACTIVE] = AMDGPU_UALINK_STATE_ACTIVE,
 		[AMDGPU_UALINK_VPOD_RESETTING] = AMDGPU_UALINK_STATE_RESETTING,
 		[AMDGPU_UALINK_VPOD_OFFLINE] = AMDGPU_UALINK_STATE_OFFLINE,
 	};
-	struct amdgpu_ualink_vpod_drm *vdev = priv;
 
 	return states[amdgpu_ualink_vpod_state(vdev->node)];
 }
@@ -600,7 +600,6 @@ static void vpod_unlock_handles(void *priv, void *obj)
 
 static const struct amdgpu_ualink_gem_ops vpod_gem_ops = {
 	.info = vpod_info,
-	.state = vpod_state,
 	.export_obj = vpod_export_obj,
 	.lock_handles = vpod_lock_handles,
 	.unlock_handles = vpod_unlock_handles,
@@ -619,8 +618,8 @@ static int vpod_ualink_ioctl(struct drm_device *drm, void *data,
 {
 	struct amdgpu_ualink_vpod_drm *vdev = drm_vdev(drm);
 
-	return amdgpu_ualink_ioctl(&vdev->node->udev, &vpod_gem_ops, vdev, file,
-				   data);
+	return amdgpu_ualink_ioctl(&vdev->node->udev, vpod_state(vdev),
+				   &vpod_gem_ops, vdev, file, data);
 }
 
 static int vpod_gem_create_ioctl(struct drm_device *drm, void *data,

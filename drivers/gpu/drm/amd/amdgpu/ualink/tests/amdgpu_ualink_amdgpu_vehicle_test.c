@@ -984,11 +984,15 @@ static void ualink_vehicle_pin_invisible(struct kunit *test)
 /*
  * System suspend of the exporter: it leaves the pod and unpins its export
  * before VRAM is evicted, so that the buffer is saved with the rest; the
- * export stays, and resume pins it again and lets importers in.
+ * export stays, and resume pins it again and lets importers in. Out of
+ * the pod, its ioctl refuses every operation but INFO: here an export of
+ * the exported buffer again, which asks no other accelerator and which
+ * only the state amdgpu's ioctl handler passes the core refuses.
  */
 static void ualink_vehicle_suspend_unpins(struct kunit *test)
 {
 	struct drm_amdgpu_ualink_handle h;
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_EXPORT };
 	struct drm_file *fa, *fb;
 	struct fake_node *a, *b;
 	struct amdgpu_bo *exp, *imp;
@@ -1000,6 +1004,9 @@ static void ualink_vehicle_suspend_unpins(struct kunit *test)
 	amdgpu_ualink_suspend(&a->adev);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
 	KUNIT_EXPECT_EQ(test, a->adev.ualink->udev.num_exports, 1);
+	args.u.exp.gem_handle = ga;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(fa->minor->dev, &args, fa),
+			-ENETDOWN);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
 	amdgpu_ualink_resume(&a->adev);

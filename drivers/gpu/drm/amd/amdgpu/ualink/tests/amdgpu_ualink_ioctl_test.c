@@ -53,11 +53,6 @@ static void f_info(void *priv, struct drm_amdgpu_ualink_info *info)
 	info->state = f->state;
 }
 
-static u32 f_state(void *priv)
-{
-	return ((struct fake_drv *)priv)->state;
-}
-
 static int f_export_obj(void *priv, struct drm_file *file, u32 gem_handle,
 			void **obj, u64 *size, void ***slot)
 {
@@ -145,7 +140,6 @@ static int f_import_handle(void *priv, struct drm_file *file,
 
 static const struct amdgpu_ualink_gem_ops fake_gops = {
 	.info = f_info,
-	.state = f_state,
 	.export_obj = f_export_obj,
 	.lock_handles = f_lock_handles,
 	.unlock_handles = f_unlock_handles,
@@ -183,8 +177,8 @@ static struct fake_drv *fake(struct kunit *test, struct tpod *pod, u16 id)
 
 static int ioctl(struct fake_drv *f, struct drm_amdgpu_ualink *args)
 {
-	return amdgpu_ualink_ioctl(tpod_node(f->pod, f->id)->dev, &fake_gops, f,
-				   NULL, args);
+	return amdgpu_ualink_ioctl(tpod_node(f->pod, f->id)->dev, f->state,
+				   &fake_gops, f, NULL, args);
 }
 
 /*
@@ -239,7 +233,8 @@ static void ioctl_malformed(struct kunit *test)
 	if (c->unused)
 		args.u.raw[c->unused] = 1;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_check(&args), -EINVAL);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, &fake_gops, NULL, NULL, &args),
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, AMDGPU_UALINK_STATE_ACTIVE,
+						  &fake_gops, NULL, NULL, &args),
 			-EINVAL);
 	/* amdgpu built without UALink answers with this */
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_unsupported(&args), -EINVAL);
@@ -255,7 +250,8 @@ static void ioctl_not_available(struct kunit *test)
 	struct fake_drv *f = fake(test, pod, A);
 	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
 
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, &fake_gops, f, NULL, &args),
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl(NULL, AMDGPU_UALINK_STATE_ACTIVE,
+						  &fake_gops, f, NULL, &args),
 			-EOPNOTSUPP);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_unsupported(&args), -EOPNOTSUPP);
 	tpod_node(pod, D)->vpod = 1;
@@ -353,8 +349,8 @@ static void ioctl_export_after_close(struct kunit *test)
 static int ioctl_file(struct fake_drv *f, struct drm_file *file,
 		      struct drm_amdgpu_ualink *args)
 {
-	return amdgpu_ualink_ioctl(tpod_node(f->pod, f->id)->dev, &fake_gops, f,
-				   file, args);
+	return amdgpu_ualink_ioctl(tpod_node(f->pod, f->id)->dev, f->state,
+				   &fake_gops, f, file, args);
 }
 
 struct quota_racer {

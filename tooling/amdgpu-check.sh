@@ -4,7 +4,7 @@
 # Tier 2: amdgpu.ko with the UALink glue on x86_64, W=1 and sparse on our
 # objects and on the C files patches/ touches, the
 # kernel's UAPI header test on our header, checkpatch --strict and
-# kernel-doc on every file we own and checkpatch on every patch; an LLVM=1
+# kernel-doc on every file we own and checkpatch on every patch; an LLVM=-19
 # build of our objects and the kernel's Coccinelle scripts on our files.
 # amdgpu.ko with UALink is checked in the debug guest's tree ($OUT/vm,
 # configs/vm-guest.config + vm-debug.config, built with W=1 by
@@ -163,7 +163,8 @@ cocci() {
 }
 
 # Our objects (the core, the glue, the emulated pod, the KUnit suites) and
-# the .c files patches/ touches, built with LLVM=1 (Debian's clang) and
+# the .c files patches/ touches, built with LLVM=-19 (Debian's clang-19:
+# Linux 7.3 needs LLVM 17 or later, bookworm's default clang is 14) and
 # W=1: only those objects, in configs/amdgpu.config (no sanitizers:
 # clang's KASAN makes frames of KUnit cases past 2 KiB, which
 # -Wframe-larger-than reports, a cost of the instrumentation, not of the
@@ -182,7 +183,7 @@ llvm_build() {
 	: > "$out"
 	if ! cmp -s "$OUT/amdgpu-llvm-config/.config" "$ol/.config.gcc"; then
 		cp "$OUT/amdgpu-llvm-config/.config" "$ol/.config"
-		make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -s olddefconfig \
+		make -C "$TREE" O="$ol" LLVM=-19 CC="ccache clang-19" -s olddefconfig \
 			>> "$out" 2>&1 || { tail -n 30 "$out"; return 1; }
 		cp "$OUT/amdgpu-llvm-config/.config" "$ol/.config.gcc"
 	fi
@@ -200,7 +201,7 @@ llvm_build() {
 		fi
 	done
 	incs=$(echo "$incs" | tr ' ' '\n' | sort -u | tr '\n' ' ')
-	echo "LLVM=1 W=1 on: ${objs[*]}"
+	echo "LLVM=-19 W=1 on: ${objs[*]}"
 	# One job: for a target in ualink/, kbuild descends into amdgpu/ as
 	# well (its path matches that directory too), and two jobs would
 	# build the same object at once and remove each other's .d files.
@@ -208,7 +209,7 @@ llvm_build() {
 	# amdgpu_ualink_trace.o's -I of its own directory comes from KCFLAGS,
 	# as do the glue's include paths (amdgpu's, which the core's objects
 	# do not use: the gcc build, with its own flags, proves that).
-	make -C "$TREE" O="$ol" LLVM=1 CC="ccache clang" -j1 W=1 \
+	make -C "$TREE" O="$ol" LLVM=-19 CC="ccache clang-19" -j1 W=1 \
 		KCFLAGS="-I$TREE/$OWNED_DIRS $incs" "${objs[@]}" >> "$out" 2>&1 ||
 		{ grep -E 'error' "$out" | head -n 30; return 1; }
 	for f in "${objs[@]}"; do
@@ -273,9 +274,9 @@ echo "amdgpu: W=1 + sparse, UAPI header test, checkpatch, kernel-doc"
 if [ "$fail" -eq 0 ]; then
 	check "W=1 + sparse on our objects and patched files" targeted
 	check "UAPI header test" hdrtest
-	echo "amdgpu: LLVM=1 build of our objects, coccicheck (cold: ~4 min)"
+	echo "amdgpu: LLVM=-19 build of our objects, coccicheck (cold: ~4 min)"
 	background_check "coccicheck on $OWNED_DIRS" cocci
-	check "LLVM=1 W=1 on our objects and patched files" llvm_build
+	check "LLVM=-19 W=1 on our objects and patched files" llvm_build
 fi
 # checkpatch runs scripts/spdxcheck.py with "env python3": make that
 # Debian's, which has python3-ply, rather than another python3 on PATH.
@@ -286,7 +287,8 @@ owned_files > "$log/owned-files.list"
 per_file "checkpatch --strict" "$log/owned-files.list" "$TREE" "${cp_args[@]}" -f
 # kernel-doc -none: any output is a finding
 owned_sources > "$log/owned-sources.list"
-per_file "kernel-doc" "$log/owned-sources.list" "$TREE" perl scripts/kernel-doc -none -Wall
+# (7.3's kernel-doc is Python: run as it is, with Debian's python3)
+per_file "kernel-doc" "$log/owned-sources.list" "$TREE" env PATH="/usr/bin:$PATH" scripts/kernel-doc -none -Wall
 while read -r p _ || [ -n "${p:-}" ]; do
 	case "$p" in ''|'#'*|'@'*) continue ;; esac
 	echo "$REPO/patches/$p"

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# Prepare the kernel tree: the pinned Debian linux-source-6.12 package, our
+# Prepare the kernel tree: Debian's linux-source-7.3 package (fetched by
+# tooling/deps.sh into $UALINK_WORK/base), our
 # patch series (patches/series) and our own files, as a git history so that
 # `git format-patch ualink-base..ualink` emits the upstream series.
 #
@@ -17,8 +18,9 @@ set -euo pipefail
 
 repo=$(cd "$1" && pwd)
 tree=$2
-pkg=linux-source-6.12
-tarball=/usr/src/$pkg.tar.xz
+pkg=linux-source-7.3
+base=${UALINK_WORK:-/var/tmp/ualink}/base
+tarball=$base/$pkg.tar.xz
 # What we copy into the tree: the in-tree paths this repository owns.
 owned=(drivers/gpu/drm/amd/amdgpu/ualink include/uapi/drm/amdgpu_ualink.h
        include/uapi/drm/amdgpu_ualink_vpod.h
@@ -28,9 +30,9 @@ owned=(drivers/gpu/drm/amd/amdgpu/ualink include/uapi/drm/amdgpu_ualink.h
 die() { echo "prepare-tree: error: $*" >&2; exit 1; }
 log() { echo "prepare-tree: $*"; }
 
-version=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
-	die "package $pkg is not installed (run 'make deps')"
-[ -f "$tarball" ] || die "$tarball missing (reinstall $pkg)"
+version=$(cat "$base/version" 2>/dev/null) ||
+	die "$pkg has not been fetched (run 'make deps')"
+[ -f "$tarball" ] || die "$tarball missing (run 'make deps')"
 
 export GIT_AUTHOR_NAME="ualink tree" GIT_AUTHOR_EMAIL="ualink@localhost"
 export GIT_COMMITTER_NAME="ualink tree" GIT_COMMITTER_EMAIL="ualink@localhost"

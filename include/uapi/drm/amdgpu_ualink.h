@@ -39,11 +39,12 @@ struct drm_amdgpu_ualink_handle {
 
 /*
  * The UALink ioctl. PROVISIONAL index in amdgpu's command space, until
- * upstream assigns one: 6.12 ends at 0x15; 0x16-0x1a are used by later
- * kernels, 0x1b by a posted GEM_SVM, 0x20 and 0x21 by posted series. It
- * changes if upstream assigns another one.
+ * upstream assigns one: Linux 7.3 ends at 0x1a (PROC_OPTIONS); series
+ * posted to amd-gfx use 0x1b (CWSR), 0x1c (EVENTFD), 0x1d (WAIT_EVENT),
+ * 0x20 and 0x21. 0x1e is used by none of them. It changes if upstream
+ * assigns another one.
  */
-#define DRM_AMDGPU_UALINK		0x1c
+#define DRM_AMDGPU_UALINK		0x1e
 
 #define DRM_IOCTL_AMDGPU_UALINK \
 	DRM_IOWR(DRM_COMMAND_BASE + DRM_AMDGPU_UALINK, struct drm_amdgpu_ualink)

@@ -108,7 +108,7 @@
  * whose memory was set aside at import, so that it allocates nothing and
  * cannot fail, through amdgpu_bo_move_notify(): VM mappings are
  * invalidated (the next VM update writes invalid entries) and the
- * dma-buf's importers hear move_notify. The range goes back to the
+ * dma-buf's importers hear invalidate_mappings. The range goes back to the
  * exporter when TTM frees the buffer, that is once it is idle.
  */
 
@@ -895,9 +895,9 @@ static void amdgpu_ualink_leave_work(struct work_struct *work)
 	amdgpu_ualink_leave(ualink);
 }
 
-static int amdgpu_ualink_sw_init(void *handle)
+static int amdgpu_ualink_sw_init(struct amdgpu_ip_block *ip_block)
 {
-	struct amdgpu_device *adev = handle;
+	struct amdgpu_device *adev = ip_block->adev;
 	struct amdgpu_ualink *ualink = adev->ualink;
 	const struct amdgpu_ualink_hw_funcs *hw = ualink->hw;
 	int ret;
@@ -945,9 +945,9 @@ err_pt:
 }
 
 /* Files are closed by now: nothing is exported or imported. */
-static int amdgpu_ualink_sw_fini(void *handle)
+static int amdgpu_ualink_sw_fini(struct amdgpu_ip_block *ip_block)
 {
-	struct amdgpu_device *adev = handle;
+	struct amdgpu_device *adev = ip_block->adev;
 	struct amdgpu_ualink *ualink = adev->ualink;
 
 	WRITE_ONCE(ualink->sw_up, false);
@@ -974,9 +974,9 @@ static int amdgpu_ualink_sw_fini(void *handle)
  * the mailbox uses the transport again, and shootdown requests that
  * arrived before hw_fini are served.
  */
-static int amdgpu_ualink_hw_init(void *handle)
+static int amdgpu_ualink_hw_init(struct amdgpu_ip_block *ip_block)
 {
-	struct amdgpu_device *adev = handle;
+	struct amdgpu_device *adev = ip_block->adev;
 	struct amdgpu_ualink *ualink = adev->ualink;
 	int ret;
 
@@ -1012,9 +1012,9 @@ static int amdgpu_ualink_hw_init(void *handle)
  * hardware any more: the mailbox is quiesced, the interrupt off, the
  * shootdown work stopped (its pending requests stay for hw_init).
  */
-static int amdgpu_ualink_hw_fini(void *handle)
+static int amdgpu_ualink_hw_fini(struct amdgpu_ip_block *ip_block)
 {
-	struct amdgpu_device *adev = handle;
+	struct amdgpu_device *adev = ip_block->adev;
 	struct amdgpu_ualink *ualink = adev->ualink;
 	bool leave;
 

@@ -28,12 +28,23 @@
  *   attachment, as for PRIME between files of one device;
  * - there is nothing a CPU could map: the ops have no mmap and no vmap, for
  *   which dma-buf answers -EINVAL (an exporter may not fail vmap itself:
- *   dma-buf warns), and CPU access fails with -EPERM, as does pinning it
- *   for an attachment;
- * - the exporter is dynamic (it has pin and unpin), so revocation, a TTM
- *   move of the buffer to a dead resource (see the NPA pool), reaches any
- *   attachment through dma_buf_move_notify() from the driver's move
- *   notification (amdgpu_ualink_dmabuf_move_notify()).
+ *   dma-buf warns), and CPU access fails with -EPERM, as does pinning it;
+ * - an import can be revoked at any time, so only an importer that
+ *   implements dma-buf's revoke sequence may attach
+ *   (dma_buf_attach_revocable(): it has &dma_buf_attach_ops.invalidate_mappings
+ *   and unmaps in bounded time); a static or non-revocable attachment is
+ *   refused with -EPERM;
+ * - revocation, a TTM move of the buffer to a dead resource (see the NPA
+ *   pool), reaches every attachment through dma_buf_invalidate_mappings()
+ *   from the driver's move notification
+ *   (amdgpu_ualink_dmabuf_move_notify()), under the buffer's reservation.
+ *   That is the first step of dma-buf's revoke sequence; the second, the
+ *   wait for fences, is the core's: the exporter hears NPA_RELEASE once
+ *   the fences the driver's revoke op returned have signalled, or after
+ *   ``revoke_timeout_ms``. It goes
+ *   beyond that sequence in one way: the memory is another accelerator's,
+ *   so the exporter also denies the importer at the fabric, and a
+ *   translation that survived anywhere faults instead of reaching memory.
  *
  * One import has one dma-buf at a time, however many times it is imported
  * or exported through PRIME: the driver's buffer object keeps it in a
@@ -56,7 +67,10 @@ static struct drm_gem_object *slot_obj(struct dma_buf *dma_buf)
 static int ualink_attach(struct dma_buf *dma_buf,
 			 struct dma_buf_attachment *attach)
 {
-	return attach->dev == slot_obj(dma_buf)->dev->dev ? 0 : -EXDEV;
+	if (attach->dev != slot_obj(dma_buf)->dev->dev)
+		return -EXDEV;
+	/* an import is revoked when its exporter says so: no pinned users */
+	return dma_buf_attach_revocable(attach) ? 0 : -EPERM;
 }
 
 static int ualink_pin(struct dma_buf_attachment *attach)
@@ -393,8 +407,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_import);
  *	  reservation of its buffer object (it is in the driver's
  *	  &ttm_device_funcs.move)
  *
- * Calls dma_buf_move_notify() on the import's dma-buf, if it has one, as
- * every TTM move of an exported buffer does.
+ * Calls dma_buf_invalidate_mappings() on the import's dma-buf, if it has
+ * one, as every TTM move of an exported buffer does.
  */
 void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot)
 {
@@ -404,7 +418,7 @@ void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot)
 	dma_buf = slot_get(slot);
 	if (!dma_buf)
 		return;
-	dma_buf_move_notify(dma_buf);
+	dma_buf_invalidate_mappings(dma_buf);
 	dma_buf_put(dma_buf);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_move_notify);

@@ -52,4 +52,4 @@ module_exit(amdgpu_ualink_exit);
 
 MODULE_DESCRIPTION("Hardware-independent UALink core for amdgpu");
 MODULE_LICENSE("Dual MIT/GPL");
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS("DMA_BUF");

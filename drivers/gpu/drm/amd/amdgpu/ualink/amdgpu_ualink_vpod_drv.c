@@ -277,7 +277,7 @@ static void vpod_gem_free(struct drm_gem_object *obj)
 		mutex_unlock(&vdev->import_lock);
 		amdgpu_ualink_import_put(bo->imp);
 	}
-	ttm_bo_put(&bo->tbo);
+	ttm_bo_fini(&bo->tbo);
 }
 
 /*

@@ -104,4 +104,4 @@ module_exit(amdgpu_ualink_vpod_exit);
 
 MODULE_DESCRIPTION("Emulated UALink pod: the amdgpu UALink uAPI without hardware");
 MODULE_LICENSE("Dual MIT/GPL");
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS("DMA_BUF");

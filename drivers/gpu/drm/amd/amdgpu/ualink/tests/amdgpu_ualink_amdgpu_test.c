@@ -620,8 +620,8 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 							 NULL), -EOPNOTSUPP);
 
 	/* sw_init: the core, the NPA manager, the interrupt source */
-	KUNIT_ASSERT_EQ(test, fake_ip(a)->sw_init(&a->adev), 0);
-	KUNIT_ASSERT_EQ(test, fake_ip(b)->sw_init(&b->adev), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(a)->sw_init(&a->adev.ip_blocks[0]), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(b)->sw_init(&b->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_PTR_EQ(test,
 			    a->adev.irq.client[FAKE_IRQ_CLIENT].sources[FAKE_IRQ_SRC],
 			    &ualink->irq);
@@ -635,8 +635,8 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_state"), "unconfigured\n");
 
 	/* hw_init: interrupt on, active */
-	KUNIT_ASSERT_EQ(test, fake_ip(a)->hw_init(&a->adev), 0);
-	KUNIT_ASSERT_EQ(test, fake_ip(b)->hw_init(&b->adev), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(a)->hw_init(&a->adev.ip_blocks[0]), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(b)->hw_init(&b->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_TRUE(test, a->irq_on);
 	KUNIT_EXPECT_EQ(test, a->irq_sets, 1);
 	KUNIT_EXPECT_EQ(test, a->hw_inits, 1);
@@ -670,7 +670,7 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(a->last_exporter), FAKE_B);
 
 	/* suspend: out of the pod, interrupt off; B's ioctl refuses imports */
-	KUNIT_EXPECT_EQ(test, fake_ip(b)->suspend(&b->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->suspend(&b->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_FALSE(test, b->irq_on);
 	KUNIT_EXPECT_EQ(test, b->hw_finis, 1);
 	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_OFFLINE);
@@ -687,7 +687,7 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	amdgpu_ualink_mbox_flush(b->adev.ualink->udev.mbox);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->hw_off_calls), 0);
 	/* resume: back, and round trips work again */
-	KUNIT_EXPECT_EQ(test, fake_ip(b)->resume(&b->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->resume(&b->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_TRUE(test, b->irq_on);
 	KUNIT_EXPECT_EQ(test, b->hw_inits, 2);
 	KUNIT_EXPECT_EQ(test, fake_state(test, b), AMDGPU_UALINK_STATE_ACTIVE);
@@ -707,8 +707,8 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	amdgpu_ualink_mbox_doorbell(ualink->udev.mbox, FAKE_B);
 	amdgpu_ualink_mbox_flush(ualink->udev.mbox);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->hw_off_calls), 0);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_RESETTING);
 	/*
 	 * A answers (the same as for the unknown handle this suite has; the
@@ -726,22 +726,22 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	amdgpu_ualink_suspend(&a->adev);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_OFFLINE);
 	KUNIT_EXPECT_TRUE(test, a->irq_on);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_ACTIVE);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
 
 	/* the end: interrupt off, the core and the NPA manager gone */
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->hw_fini(&a->adev), 0);
-	KUNIT_EXPECT_EQ(test, fake_ip(b)->hw_fini(&b->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->hw_fini(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->hw_fini(&b->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
 	/* the IPs were used only between their hw_init and hw_fini */
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->hw_off_calls), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->hw_off_calls), 0);
 	KUNIT_EXPECT_EQ(test, a->hw_finis, a->hw_inits);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->sw_fini(&a->adev), 0);
-	KUNIT_EXPECT_EQ(test, fake_ip(b)->sw_fini(&b->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->sw_fini(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(b)->sw_fini(&b->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_NULL(test, ttm_manager_type(&a->adev.mman.bdev,
 						 AMDGPU_PL_NPA));
 	KUNIT_EXPECT_NULL(test, kernfs_find_and_get(a->adev.dev->kobj.sd, "ualink"));

@@ -151,10 +151,10 @@ static void vehicle_pair_fini(void *data)
 {
 	struct fake_node *a = data, *b = a->peer;
 
-	fake_ip(a)->hw_fini(&a->adev);
-	fake_ip(b)->hw_fini(&b->adev);
-	fake_ip(a)->sw_fini(&a->adev);
-	fake_ip(b)->sw_fini(&b->adev);
+	fake_ip(a)->hw_fini(&a->adev.ip_blocks[0]);
+	fake_ip(b)->hw_fini(&b->adev.ip_blocks[0]);
+	fake_ip(a)->sw_fini(&a->adev.ip_blocks[0]);
+	fake_ip(b)->sw_fini(&b->adev.ip_blocks[0]);
 }
 
 /*
@@ -237,15 +237,15 @@ static void vehicle_pair_ids(struct kunit *test, struct fake_node **a,
 	*b = vehicle_create(test, "ualink-vehicle-b", idb);
 	(*a)->peer = *b;
 	(*b)->peer = *a;
-	KUNIT_ASSERT_EQ(test, fake_ip(*a)->sw_init(&(*a)->adev), 0);
-	if (fake_ip(*b)->sw_init(&(*b)->adev)) {
-		fake_ip(*a)->sw_fini(&(*a)->adev);
+	KUNIT_ASSERT_EQ(test, fake_ip(*a)->sw_init(&(*a)->adev.ip_blocks[0]), 0);
+	if (fake_ip(*b)->sw_init(&(*b)->adev.ip_blocks[0])) {
+		fake_ip(*a)->sw_fini(&(*a)->adev.ip_blocks[0]);
 		KUNIT_FAIL_AND_ABORT(test, "UALink sw_init");
 	}
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_pair_fini,
 							*a), 0);
-	KUNIT_ASSERT_EQ(test, fake_ip(*a)->hw_init(&(*a)->adev), 0);
-	KUNIT_ASSERT_EQ(test, fake_ip(*b)->hw_init(&(*b)->adev), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(*a)->hw_init(&(*a)->adev.ip_blocks[0]), 0);
+	KUNIT_ASSERT_EQ(test, fake_ip(*b)->hw_init(&(*b)->adev.ip_blocks[0]), 0);
 }
 
 static void vehicle_pair(struct kunit *test, struct fake_node **a,
@@ -760,8 +760,8 @@ static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 
 	cookie = dma_fence_begin_signalling();
 	amdgpu_ualink_pre_reset(&b->adev);
-	fake_ip(b)->suspend(&b->adev);
-	fake_ip(b)->resume(&b->adev);
+	fake_ip(b)->suspend(&b->adev.ip_blocks[0]);
+	fake_ip(b)->resume(&b->adev.ip_blocks[0]);
 	amdgpu_ualink_post_reset(&b->adev);
 	dma_fence_end_signalling(cookie);
 	flush_work(&b->adev.ualink->leave_work);
@@ -791,8 +791,8 @@ static void ualink_vehicle_reset_refuses(struct kunit *test)
 
 	/* as amdgpu_device_gpu_recover() does: the IP blocks go down and up */
 	amdgpu_ualink_pre_reset(&a->adev);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_EQ(test, vehicle_import(test, fb, h, &again), -ENOENT);
 	amdgpu_ualink_post_reset(&a->adev);
 	flush_work(&a->adev.ualink->leave_work);
@@ -1007,8 +1007,8 @@ static void ualink_vehicle_suspend_unpins(struct kunit *test)
 	args.u.exp.gem_handle = ga;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(fa->minor->dev, &args, fa),
 			-ENETDOWN);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev), 0);
-	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
 	amdgpu_ualink_resume(&a->adev);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 	KUNIT_EXPECT_EQ(test, exp->tbo.resource->mem_type, TTM_PL_VRAM);

@@ -21,7 +21,7 @@
 
 #include "../amdgpu_ualink_dmabuf.h"
 
-MODULE_IMPORT_NS(DMA_BUF);
+MODULE_IMPORT_NS("DMA_BUF");
 
 /* an import's buffer object, as far as its dma-buf is concerned */
 struct tgem {
@@ -130,12 +130,19 @@ static void moved(struct dma_buf_attachment *attach)
 
 static const struct dma_buf_attach_ops importer_ops = {
 	.allow_peer2peer = true,
-	.move_notify = moved,
+	.invalidate_mappings = moved,
+};
+
+/* dynamic, but cannot be told of a revocation */
+static const struct dma_buf_attach_ops unrevocable_ops = {
+	.allow_peer2peer = true,
 };
 
 /*
- * Attachments: another device is refused, the device itself cannot pin or
- * map it, and a dynamic attachment hears of the revocation.
+ * Attachments: another device is refused, and so is an attachment of the
+ * device itself that cannot be revoked (static, or dynamic without
+ * invalidate_mappings); a revocable one cannot map the import and hears
+ * of its revocation.
  */
 static void dmabuf_attachments(struct kunit *test)
 {
@@ -149,6 +156,10 @@ static void dmabuf_attachments(struct kunit *test)
 	if (!IS_ERR(attach))
 		dma_buf_detach(t->dma_buf, attach);
 	attach = dma_buf_attach(t->dma_buf, t->dev);	/* static: pins */
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(attach), -EPERM);
+	if (!IS_ERR(attach))
+		dma_buf_detach(t->dma_buf, attach);
+	attach = dma_buf_dynamic_attach(t->dma_buf, t->dev, &unrevocable_ops, &moves);
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(attach), -EPERM);
 	if (!IS_ERR(attach))
 		dma_buf_detach(t->dma_buf, attach);

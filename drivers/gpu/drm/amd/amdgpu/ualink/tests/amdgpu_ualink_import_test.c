@@ -31,7 +31,7 @@ static const enum tpod_kind kinds[ARRAY_SIZE(ids)] = {
 
 static_assert(4 + NX == ARRAY_SIZE(ids));
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 static struct tpod *pod_create(struct kunit *test, unsigned int n)
 {

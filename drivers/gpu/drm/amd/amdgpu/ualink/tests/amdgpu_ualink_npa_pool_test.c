@@ -104,7 +104,7 @@ static void pool_places_granted_range(struct kunit *test)
 	struct ttm_resource_manager *man;
 	struct ttm_resource *res;
 
-	KUNIT_ASSERT_EQ(test, ttm_resource_alloc(&t->tbo, &p->place, &res), 0);
+	KUNIT_ASSERT_EQ(test, ttm_resource_alloc(&t->tbo, &p->place, &res, NULL), 0);
 	KUNIT_EXPECT_EQ(test, res->mem_type, NPA_PL);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(res), npa);
 	KUNIT_EXPECT_EQ(test, (u64)res->start << PAGE_SHIFT, npa);
@@ -146,7 +146,7 @@ static void pool_refusals(struct kunit *test)
 		struct tbo *t = tbo_new(test, SZ_2M, good + bad[i].npa_off,
 				       bad[i].granted, false);
 
-		KUNIT_EXPECT_EQ_MSG(test, ttm_resource_alloc(&t->tbo, &p->place, &res),
+		KUNIT_EXPECT_EQ_MSG(test, ttm_resource_alloc(&t->tbo, &p->place, &res, NULL),
 				    -EINVAL, "case %u", i);
 	}
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), 0);
@@ -207,7 +207,7 @@ static void pool_bo_init(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, t->moves, 1);
 	ttm_bo_unreserve(&t->tbo);
 
-	ttm_bo_put(&t->tbo);
+	ttm_bo_fini(&t->tbo);
 	p->devs->ttm_dev->funcs = funcs;
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), 0);
 }
@@ -253,7 +253,7 @@ static void pool_dead_set_aside(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, t->tbo.resource, dead);
 	dma_resv_unlock(t->tbo.base.resv);
 
-	ttm_bo_put(&t->tbo);
+	ttm_bo_fini(&t->tbo);
 	p->devs->ttm_dev->funcs = funcs;
 	KUNIT_EXPECT_EQ(test, ttm_resource_manager_usage(&p->pool.manager), 0);
 }

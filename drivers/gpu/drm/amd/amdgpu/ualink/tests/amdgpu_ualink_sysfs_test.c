@@ -8,6 +8,7 @@
 
 #include <kunit/device.h>
 #include <kunit/test.h>
+#include <linux/device.h>
 #include <linux/kernfs.h>
 #include <linux/kobject.h>
 #include <linux/sysfs.h>
@@ -22,7 +23,7 @@
 static const u16 ids[] = { A, B };
 static const enum tpod_kind kinds[ARRAY_SIZE(ids)] = { TPOD_DEV, TPOD_DEV };
 
-MODULE_IMPORT_NS(EXPORTED_FOR_KUNIT_TESTING);
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 /* What the fake driver says. */
 struct fake {

@@ -79,8 +79,7 @@ bench: deps
 	@$(T)/deps.sh bench
 	@$(LOCKED) '$(PREP) && $(T)/bench.sh'
 
-# The upstream series: patches/, then our files, from the prepared tree.
+# The upstream series, as whoever runs it (git's user.name and user.email):
+# v$(V) (default 1) with a cover letter in $(UALINK_WORK)/series.
 format-patch: deps
-	@$(LOCKED) '$(PREP) && rm -rf $(UALINK_WORK)/series && \
-		git -C $(TREE) format-patch -q -o $(UALINK_WORK)/series ualink-base..ualink && \
-		ls $(UALINK_WORK)/series'
+	@$(LOCKED) '$(PREP) && V=$(V) $(T)/format-patch.sh'

@@ -4,7 +4,7 @@
 # Tier 2: amdgpu.ko with the UALink glue on x86_64, W=1 and sparse on our
 # objects and on the C files patches/ touches, the
 # kernel's UAPI header test on our header, checkpatch --strict and
-# kernel-doc on every file we own and checkpatch on every patch; an LLVM=-19
+# kernel-doc on every file we own, checkpatch on the generated series; an LLVM=-19
 # build of our objects and the kernel's Coccinelle scripts on our files.
 # amdgpu.ko with UALink is checked in the debug guest's tree ($OUT/vm,
 # configs/vm-guest.config + vm-debug.config, built with W=1 by
@@ -289,13 +289,13 @@ per_file "checkpatch --strict" "$log/owned-files.list" "$TREE" "${cp_args[@]}" -
 owned_sources > "$log/owned-sources.list"
 # (7.3's kernel-doc is Python: run as it is, with Debian's python3)
 per_file "kernel-doc" "$log/owned-sources.list" "$TREE" env PATH="/usr/bin:$PATH" scripts/kernel-doc -none -Wall
-while read -r p _ || [ -n "${p:-}" ]; do
-	case "$p" in ''|'#'*|'@'*) continue ;; esac
-	echo "$REPO/patches/$p"
-done < "$REPO/patches/series" > "$log/patches.list"
-# absolute paths, from /: checkpatch takes a path git tracks in the current
-# directory's repository for a source file (-f), not a patch
-per_file "checkpatch --strict" "$log/patches.list" / "${cp_args[@]}"
+# What would be posted: the series as `make format-patch` writes it (with a
+# check-only identity where git has none, as in CI), checkpatch --strict on
+# every patch and get_maintainer.pl on every file it adds. One check: the
+# patches of patches/ are not checked on their own, since they are not
+# what is posted (the series commits them again, signed off).
+check "format-patch --check: checkpatch --strict and get_maintainer.pl on the series" \
+	"$REPO/tooling/format-patch.sh" --check
 collect
 
 counts amdgpu "$pass" "$fail" 0

@@ -134,8 +134,10 @@ done
 # every file the series adds has the UALink entry among its maintainers
 uncovered=0
 for f in $(g diff --name-only --diff-filter=A ualink-base ualink-posted); do
-	(cd "$TREE" && "${gm[@]}" --no-l --no-m --no-r --no-s --sections -f "$f") 2>/dev/null |
-		grep -q '^AMD UALINK SUPPORT IN AMDGPU$' ||
+	# (the whole output first: grep -q would stop reading early, and
+	# get_maintainer.pl's SIGPIPE would fail the pipeline)
+	sections=$(cd "$TREE" && "${gm[@]}" --no-l --no-m --no-r --no-s --sections -f "$f" 2>/dev/null)
+	grep -qx 'AMD UALINK SUPPORT IN AMDGPU' <<< "$sections" ||
 		{ echo "FAIL: get_maintainer.pl: $f is in no UALink MAINTAINERS entry"; uncovered=$((uncovered + 1)); }
 done
 if [ "$uncovered" -eq 0 ] && grep -q 'amd-gfx@lists.freedesktop.org' "$out/.cc"; then

@@ -2,17 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
 # Prepare the kernel tree: Debian's linux-source-7.3 package (fetched by
-# tooling/deps.sh into $UALINK_WORK/base), our
-# patch series (patches/series) and our own files, as a git history so that
-# `git format-patch ualink-base..ualink` emits the upstream series.
+# tooling/deps.sh into $UALINK_WORK/base), our patch series
+# (patches/series) and our own files, as a git history from which
+# tooling/format-patch.sh makes the upstream series.
 #
 #   tooling/prepare-tree.sh REPO_DIR TREE_DIR
 #
 # The tree is unpacked once and committed as the tag `ualink-base`. Every later
-# run builds the wanted history in a scratch index (one commit per patch, and
-# one commit with our files where patches/series says "@owned") and checks it
-# out: only files whose content changed are rewritten, so incremental kernel
-# builds stay incremental.
+# run builds the wanted history in a scratch index (tooling/series.py: one
+# commit per patch and per unit of our own files) and checks it out: only
+# files whose content changed are rewritten, so incremental kernel builds
+# stay incremental.
 # Never edit TREE_DIR by hand: this script overwrites it.
 set -euo pipefail
 
@@ -21,11 +21,6 @@ tree=$2
 pkg=linux-source-7.3
 base=${UALINK_WORK:-/var/tmp/ualink}/base
 tarball=$base/$pkg.tar.xz
-# What we copy into the tree: the in-tree paths this repository owns.
-owned=(drivers/gpu/drm/amd/amdgpu/ualink include/uapi/drm/amdgpu_ualink.h
-       include/uapi/drm/amdgpu_ualink_vpod.h
-       Documentation/gpu/amdgpu/ualink.rst
-       Documentation/ABI/testing/sysfs-driver-amdgpu-ualink)
 
 die() { echo "prepare-tree: error: $*" >&2; exit 1; }
 log() { echo "prepare-tree: $*"; }
@@ -34,8 +29,11 @@ version=$(cat "$base/version" 2>/dev/null) ||
 	die "$pkg has not been fetched (run 'make deps')"
 [ -f "$tarball" ] || die "$tarball missing (run 'make deps')"
 
-export GIT_AUTHOR_NAME="ualink tree" GIT_AUTHOR_EMAIL="ualink@localhost"
-export GIT_COMMITTER_NAME="ualink tree" GIT_COMMITTER_EMAIL="ualink@localhost"
+# The tree's commits are made by a neutral identity (a .invalid address)
+# that never reaches a patch: tooling/format-patch.sh commits the series
+# again as whoever posts it.
+export GIT_AUTHOR_NAME="UALink prepare-tree" GIT_AUTHOR_EMAIL="prepare-tree@ualink.invalid"
+export GIT_COMMITTER_NAME="UALink prepare-tree" GIT_COMMITTER_EMAIL="prepare-tree@ualink.invalid"
 export GIT_AUTHOR_DATE="2026-01-01T00:00:00Z" GIT_COMMITTER_DATE="2026-01-01T00:00:00Z"
 g() { git -C "$tree" "$@"; }
 
@@ -43,8 +41,9 @@ g() { git -C "$tree" "$@"; }
 # repository ignores the kernel). With it every tracked file counts as
 # ignored, and W=1's scripts/misc-check prints a warning for each of the
 # ~87,000 files. The base commit drops those lines: they are Debian's, not
-# the kernel's. Bump this when the base fix-up changes.
-fixup=gitignore-2
+# the kernel's. Bump this when the base fix-up changes (ident-1: the base
+# commit is made by the neutral identity below).
+fixup=gitignore-2,ident-1
 debian_fixup() {
 	sed -i '/^# Debian packaging: ignore everything at the top level/,$d' \
 		"$tree/.gitignore"
@@ -58,7 +57,7 @@ if [ "${have%% *}" = "$version" ] && [ "$have" != "$version $fixup" ]; then
 	log "applying the base fix-up ($fixup) to the existing base"
 	g checkout -q -f ualink-base
 	debian_fixup
-	g commit -q --amend -a --no-edit
+	g commit -q --amend -a --no-edit --reset-author
 	g tag -f ualink-base >/dev/null
 	echo "$version $fixup" > "$tree/.git/ualink-base-version"
 	have="$version $fixup"
@@ -82,53 +81,13 @@ if [ "$have" != "$version $fixup" ]; then
 	echo "$version $fixup" > "$tree/.git/ualink-base-version"
 fi
 
-# Build the wanted history in a scratch index, starting from the base.
-idx=$tree/.git/ualink-scratch-index
-export GIT_INDEX_FILE=$idx
-trap 'rm -f "$idx" "$tree/.git/ualink-msg" "$tree/.git/ualink-patch"' EXIT
-g read-tree ualink-base
-head=$(g rev-parse ualink-base)
-# Our own files, at their in-tree paths: what the repository tracks or would
-# track (not build outputs or other ignored files of the work tree), as one
-# commit where patches/series says "@owned" (at the end if it does not).
-add_owned() {
-	local p
-	for p in "${owned[@]}"; do
-		g --work-tree="$repo" rm -r -q --cached --ignore-unmatch -- "$p" >/dev/null
-	done
-	git -C "$repo" ls-files -z --cached --others --exclude-standard -- "${owned[@]}" |
-		while IFS= read -r -d '' f; do
-			[ -e "$repo/$f" ] && printf '%s\0' "$f"
-		done | g --work-tree="$repo" add -f --pathspec-from-file=- --pathspec-file-nul
-	head=$(echo "drm/amdgpu/ualink: add the UALink core, the emulated pod, the uAPI and the guide" |
-		g commit-tree "$(g write-tree)" -p "$head")
-	owned_done=1
-}
-
-n=0 owned_done=0
-if [ -f "$repo/patches/series" ]; then
-	while read -r p _ || [ -n "${p:-}" ]; do
-		case "$p" in ''|'#'*) continue ;; @owned) add_owned; continue ;; esac
-		n=$((n + 1))
-		f=$repo/patches/$p
-		[ -f "$f" ] || die "patches/series names $p, which does not exist"
-		if ! g apply --cached --whitespace=nowarn "$f" 2>"$tree/.git/ualink-msg"; then
-			cat "$tree/.git/ualink-msg" >&2
-			die "patches/$p does not apply to Debian $pkg $version." \
-			    "If Debian updated the package since the series was last" \
-			    "rebased, refresh patches/ against this version."
-		fi
-		g mailinfo "$tree/.git/ualink-msg" "$tree/.git/ualink-patch" < "$f" > "$tree/.git/ualink-info"
-		subject=$(sed -n 's/^Subject: //p' "$tree/.git/ualink-info")
-		[ -n "$subject" ] || die "patches/$p has no Subject: line"
-		head=$( { echo "$subject"; echo; cat "$tree/.git/ualink-msg"; } |
-			g commit-tree "$(g write-tree)" -p "$head")
-	done < "$repo/patches/series"
-fi
-rm -f "$tree/.git/ualink-info"
-[ "$owned_done" = 1 ] || add_owned
-unset GIT_INDEX_FILE
+# The history of the series (tooling/series.py: patches/series, the
+# patches and the units of our own files), built in a scratch index from
+# the base, committed by a neutral identity that never reaches a patch.
+head=$(python3 "$repo/tooling/series.py" "$repo" "$tree") || exit 1
+rm -f "$tree/.git/ualink-scratch-index" "$tree/.git/ualink-msg" "$tree/.git/ualink-patch"
+n=$(g rev-list --count "ualink-base..$head")
 
 # Check the result out; only files that differ are written.
 g checkout -q -f -B ualink "$head"
-log "tree ready: $tree (Debian $pkg $version, $n patches, $(g rev-parse --short HEAD))"
+log "tree ready: $tree (Debian $pkg $version, $n commits, $(g rev-parse --short HEAD))"

@@ -537,7 +537,7 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 	abo = imp->obj;
 	if (abo && kref_get_unless_zero(&abo->tbo.base.refcount))
 		goto out_put;
-	ub = kzalloc(sizeof(*ub), GFP_KERNEL_ACCOUNT);
+	ub = kzalloc_obj(*ub, GFP_KERNEL_ACCOUNT);
 	if (!ub) {
 		abo = ERR_PTR(-ENOMEM);
 		goto out_put;

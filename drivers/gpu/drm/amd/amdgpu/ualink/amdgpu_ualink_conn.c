@@ -1058,7 +1058,7 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 	if (self >= AMDGPU_UALINK_MAX_ACCELS)
 		return ERR_PTR(-EINVAL);
 
-	mbox = kzalloc(sizeof(*mbox), GFP_KERNEL);
+	mbox = kzalloc_obj(*mbox, GFP_KERNEL);
 	if (!mbox)
 		return ERR_PTR(-ENOMEM);
 	ret = amdgpu_ualink_link_init(mbox, self, ops, ops_priv, &conn_events);

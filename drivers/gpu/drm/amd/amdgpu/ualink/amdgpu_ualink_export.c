@@ -225,7 +225,7 @@ int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 		dev->ops->put(dev->priv, obj);
 		return ret;
 	}
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	fresh = kzalloc_obj(*fresh, GFP_KERNEL_ACCOUNT);
 	mutex_lock(&dev->lock);
 	exp = *slot;
 	if (exp || !fresh) {	/* made meanwhile, or no memory */
@@ -468,7 +468,7 @@ static int export_map(struct amdgpu_ualink_dev *dev,
 
 	lockdep_assert_held(&dev->lock);
 
-	range = kzalloc(sizeof(*range), GFP_KERNEL);
+	range = kzalloc_obj(*range, GFP_KERNEL);
 	if (!range)
 		return reason;
 	ret = amdgpu_ualink_window_alloc(&dev->window, exp->size, range);

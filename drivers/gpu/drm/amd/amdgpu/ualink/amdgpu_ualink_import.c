@@ -350,7 +350,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_set_obj);
 static struct amdgpu_ualink_import *import_new(struct amdgpu_ualink_dev *dev,
 					       const u64 handle[2])
 {
-	struct amdgpu_ualink_import *imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	struct amdgpu_ualink_import *imp = kzalloc_obj(*imp, GFP_KERNEL_ACCOUNT);
 
 	if (!imp)
 		return NULL;

@@ -80,7 +80,7 @@ static int quota_take(struct amdgpu_ualink_dev *udev,
 	struct file_quota *q, *fresh;
 	int ret = 0;
 
-	fresh = kzalloc(sizeof(*fresh), GFP_KERNEL_ACCOUNT);
+	fresh = kzalloc_obj(*fresh, GFP_KERNEL_ACCOUNT);
 	mutex_lock(&udev->quota_lock);
 	q = quota_find(udev, file);
 	if (!q && fresh) {

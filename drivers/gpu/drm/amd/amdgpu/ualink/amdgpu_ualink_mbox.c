@@ -439,7 +439,7 @@ struct amdgpu_ualink_peer *amdgpu_ualink_peer_get(struct amdgpu_ualink_mbox *mbo
 	if (peer)
 		return peer;
 
-	peer = kzalloc(sizeof(*peer), GFP_KERNEL);
+	peer = kzalloc_obj(*peer, GFP_KERNEL);
 	if (!peer)
 		return NULL;
 	peer->mbox = mbox;

@@ -84,7 +84,7 @@ static int npa_pool_alloc(struct ttm_resource_manager *man,
 		return -EINVAL;
 	}
 
-	r = kzalloc(sizeof(*r), GFP_KERNEL_ACCOUNT);
+	r = kzalloc_obj(*r, GFP_KERNEL_ACCOUNT);
 	if (!r)
 		return -ENOMEM;
 	ttm_resource_init(bo, place, &r->base);
@@ -222,7 +222,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_fini);
  */
 struct amdgpu_ualink_npa_res *amdgpu_ualink_npa_pool_dead_alloc(void)
 {
-	return kzalloc(sizeof(struct amdgpu_ualink_npa_res), GFP_KERNEL_ACCOUNT);
+	return kzalloc_obj(struct amdgpu_ualink_npa_res, GFP_KERNEL_ACCOUNT);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_npa_pool_dead_alloc);
 

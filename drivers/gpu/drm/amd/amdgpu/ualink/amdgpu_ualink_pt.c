@@ -127,7 +127,7 @@ static struct amdgpu_ualink_pt_node *pt_node_alloc(struct amdgpu_ualink_pt *pt,
 		pt->tables++;
 		return node;
 	}
-	node = kzalloc(sizeof(*node), GFP_KERNEL);
+	node = kzalloc_obj(*node, GFP_KERNEL);
 	if (!node)
 		return ERR_PTR(-ENOMEM);
 	if (level < PT_LAST) {

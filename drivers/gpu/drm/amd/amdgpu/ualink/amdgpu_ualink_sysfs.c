@@ -255,7 +255,7 @@ amdgpu_ualink_sysfs_create(struct device *dev, struct amdgpu_ualink_dev *udev,
 	struct amdgpu_ualink_sysfs *s;
 	int ret;
 
-	s = kzalloc(sizeof(*s), GFP_KERNEL);
+	s = kzalloc_obj(*s, GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
 	s->udev = udev;

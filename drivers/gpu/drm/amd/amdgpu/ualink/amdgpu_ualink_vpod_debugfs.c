@@ -267,7 +267,7 @@ struct npa_peek {
 
 static int npa_open(struct inode *inode, struct file *file)
 {
-	struct npa_peek *peek = kzalloc(sizeof(*peek), GFP_KERNEL);
+	struct npa_peek *peek = kzalloc_obj(*peek, GFP_KERNEL);
 
 	if (!peek)
 		return -ENOMEM;

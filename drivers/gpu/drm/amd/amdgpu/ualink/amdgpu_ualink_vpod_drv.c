@@ -135,7 +135,7 @@ static struct amdgpu_ualink_vpod_drm *bo_vdev(struct vpod_bo *bo)
 
 static struct ttm_tt *vpod_tt_create(struct ttm_buffer_object *tbo, u32 page_flags)
 {
-	struct ttm_tt *tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+	struct ttm_tt *tt = kzalloc_obj(*tt, GFP_KERNEL);
 
 	if (!tt)
 		return NULL;
@@ -326,7 +326,7 @@ static struct vpod_bo *vpod_bo_create(struct amdgpu_ualink_vpod_drm *vdev,
 	struct vpod_bo *bo;
 	int ret;
 
-	bo = kzalloc(sizeof(*bo), GFP_KERNEL_ACCOUNT);
+	bo = kzalloc_obj(*bo, GFP_KERNEL_ACCOUNT);
 	if (!bo)
 		return ERR_PTR(-ENOMEM);
 	bo->tbo.base.funcs = &vpod_gem_funcs;
@@ -812,7 +812,7 @@ static int vpod_job_start(struct amdgpu_ualink_vpod_drm *vdev,
 	struct vpod_job *job;
 	int ret;
 
-	job = kzalloc(sizeof(*job), GFP_KERNEL_ACCOUNT);
+	job = kzalloc_obj(*job, GFP_KERNEL_ACCOUNT);
 	if (!job)
 		return -ENOMEM;
 	spin_lock_init(&job->lock);

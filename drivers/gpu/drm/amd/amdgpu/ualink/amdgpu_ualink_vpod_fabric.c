@@ -171,7 +171,7 @@ static int vpod_post(void *priv, u16 peer, unsigned int slot, const void *entry)
 	if (!ring && amdgpu_ualink_vpod->shm)
 		return -ENODEV;	/* the region has every ring there is */
 	if (!ring) {	/* the sender's first message: back its ring */
-		ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+		ring = kzalloc_obj(*ring, GFP_KERNEL);
 		if (!ring)
 			return -ENOMEM;
 		ret = xa_err(xa_store(&rx->rings, node->id, ring, GFP_KERNEL));
@@ -415,7 +415,7 @@ int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 	}
 	a = mtree_load(&node->access, first);
 	if (!a) {
-		a = kzalloc(sizeof(*a), GFP_KERNEL);
+		a = kzalloc_obj(*a, GFP_KERNEL);
 		ret = a ? mtree_store_range(&node->access, first, last, a,
 					    GFP_KERNEL) : -ENOMEM;
 		if (ret) {
@@ -978,7 +978,7 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, bool remote,
 						u64 vram_size, u32 vpod)
 {
 	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
-	struct amdgpu_ualink_vpod_node *node = kzalloc(sizeof(*node), GFP_KERNEL);
+	struct amdgpu_ualink_vpod_node *node = kzalloc_obj(*node, GFP_KERNEL);
 	u32 *words;
 	size_t i;
 
@@ -1149,7 +1149,7 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes,
 	unsigned int i, started = 0;
 	int ret = -ENOMEM;
 
-	pod = kzalloc(sizeof(*pod), GFP_KERNEL);
+	pod = kzalloc_obj(*pod, GFP_KERNEL);
 	if (!pod)
 		goto err_shm;
 	spin_lock_init(&pod->lock);

@@ -186,7 +186,7 @@ amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size,
 	if (!num_nodes || num_nodes > AMDGPU_UALINK_VPOD_SHM_MAX_NODES ||
 	    !PAGE_ALIGNED(vram_size))
 		return ERR_PTR(-EINVAL);
-	shm = kzalloc(sizeof(*shm), GFP_KERNEL);
+	shm = kzalloc_obj(*shm, GFP_KERNEL);
 	if (!shm)
 		return ERR_PTR(-ENOMEM);
 	for (i = 0; i < num_nodes; i++) {

@@ -104,10 +104,10 @@ static void ualink_amdgpu_ioctl_without_ualink(struct kunit *test)
 static void ualink_amdgpu_ioctl_index(struct kunit *test)
 {
 	static const unsigned int taken[] = {
-		0x16, 0x17, 0x18, 0x19,	/* USERQ, _SIGNAL, _WAIT, GEM_LIST_HANDLES */
-		0x1a,			/* PROC_OPTIONS */
-		0x1b,			/* GEM_SVM */
-		0x20, 0x21,		/* CWSR, PROFILER */
+		/* Linux 7.3: USERQ, _SIGNAL, _WAIT, GEM_LIST_HANDLES, PROC_OPTIONS */
+		0x16, 0x17, 0x18, 0x19, 0x1a,
+		/* posted to amd-gfx: CWSR, EVENTFD, WAIT_EVENT, and two more */
+		0x1b, 0x1c, 0x1d, 0x20, 0x21,
 	};
 	unsigned int nr = DRM_IOCTL_NR(DRM_IOCTL_AMDGPU_UALINK) - DRM_COMMAND_BASE;
 	const struct drm_ioctl_desc *desc;

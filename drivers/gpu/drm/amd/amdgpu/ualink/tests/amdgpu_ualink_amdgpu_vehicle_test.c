@@ -715,7 +715,7 @@ static void vehicle_job_put(void *data)
 static struct vehicle_job *vehicle_job(struct kunit *test, struct amdgpu_bo *bo,
 				       unsigned int ms)
 {
-	struct vehicle_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct vehicle_job *job = kzalloc_obj(*job, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, job);
 	spin_lock_init(&job->lock);

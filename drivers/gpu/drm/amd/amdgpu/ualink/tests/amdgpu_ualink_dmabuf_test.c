@@ -59,7 +59,7 @@ static const struct drm_gem_object_funcs tgem_funcs = {
 
 static struct tgem *tgem_new(struct kunit *test, struct drm_device *drm)
 {
-	struct tgem *g = kzalloc(sizeof(*g), GFP_KERNEL);
+	struct tgem *g = kzalloc_obj(*g, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(test, g);
 	g->base.funcs = &tgem_funcs;

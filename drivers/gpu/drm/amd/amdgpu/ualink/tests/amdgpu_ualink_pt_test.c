@@ -66,7 +66,7 @@ static int tb_alloc(void *priv, unsigned int level,
 
 	if (b->allocs++ == b->fail_at)
 		return -ENOMEM;
-	tt = kzalloc(sizeof(*tt), GFP_KERNEL);
+	tt = kzalloc_obj(*tt, GFP_KERNEL);
 	if (!tt)
 		return -ENOMEM;
 	tt->cpu = (u64 *)get_zeroed_page(GFP_KERNEL);

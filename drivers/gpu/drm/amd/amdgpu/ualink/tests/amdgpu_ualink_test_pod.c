@@ -71,7 +71,7 @@ static struct tpod_ring *ring_get(struct tpod_node *to, u16 sender)
 
 	if (ring)
 		return ring;
-	ring = kzalloc(sizeof(*ring), GFP_KERNEL);
+	ring = kzalloc_obj(*ring, GFP_KERNEL);
 	if (!ring)
 		return NULL;
 	if (xa_err(xa_store(&to->rings, sender, ring, GFP_KERNEL))) {
@@ -486,7 +486,7 @@ static void tpod_job_end(void *data)
 
 struct dma_fence *tpod_job(struct tpod *pod)
 {
-	struct tpod_job *job = kzalloc(sizeof(*job), GFP_KERNEL);
+	struct tpod_job *job = kzalloc_obj(*job, GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(pod->test, job);
 	spin_lock_init(&job->lock);
@@ -578,7 +578,7 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 	unsigned int i;
 
 	KUNIT_ASSERT_LE(test, n, TPOD_MAX_NODES);
-	pod = kzalloc(sizeof(*pod), GFP_KERNEL);
+	pod = kzalloc_obj(*pod, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pod);
 	pod->test = test;
 	spin_lock_init(&pod->lock);
@@ -612,7 +612,7 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 		node->held_bells = bitmap_zalloc(AMDGPU_UALINK_MAX_ACCELS, GFP_KERNEL);
 		KUNIT_ASSERT_NOT_NULL(test, node->held_bells);
 		if (node->kind == TPOD_DEV) {
-			node->dev = kzalloc(sizeof(*node->dev), GFP_KERNEL);
+			node->dev = kzalloc_obj(*node->dev, GFP_KERNEL);
 			KUNIT_ASSERT_NOT_NULL(test, node->dev);
 			KUNIT_ASSERT_EQ(test, amdgpu_ualink_pt_init(&node->pt, &ualink_test_pt_ops,
 								    &ualink_test_pte, node), 0);

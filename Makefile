@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# amdgpu UALink: an overlay on Debian's linux-source-6.12.
+# amdgpu UALink: an overlay on Debian's linux-source-7.3.
 #
 #   make run      boot a guest with a pod of four emulated accelerators and
 #                 run a narrated tour of the UALink uAPI

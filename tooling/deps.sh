@@ -26,6 +26,7 @@ pkgs=(
 	libdrm-dev intel-gpu-tools pkg-config
 	qemu-system-x86
 	trace-cmd	# records the amdgpu_ualink trace events in the debug guest
+	python3-sphinx	# renders ualink.rst with the kernel's kernel-doc extension
 )
 # `deps.sh bench`: also what `make bench` alone needs
 [ "${1:-}" != bench ] || pkgs+=(gnuplot-nox)	# the benchmark's plot

@@ -31,7 +31,7 @@ export CCACHE_DEPEND=${CCACHE_DEPEND:-1}
 export KBUILD_BUILD_TIMESTAMP="2026-01-01"
 export KBUILD_BUILD_USER=ualink KBUILD_BUILD_HOST=ualink
 
-# Paths in the kernel tree that this repository owns (prepare-tree.sh has
+# Paths in the kernel tree that this repository owns (tooling/series.py has
 # the same list).
 OWNED_DIRS="drivers/gpu/drm/amd/amdgpu/ualink"
 OWNED_FILES="include/uapi/drm/amdgpu_ualink.h include/uapi/drm/amdgpu_ualink_vpod.h Documentation/gpu/amdgpu/ualink.rst Documentation/ABI/testing/sysfs-driver-amdgpu-ualink"

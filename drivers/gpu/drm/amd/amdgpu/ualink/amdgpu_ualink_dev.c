@@ -195,12 +195,12 @@ void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev)
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_reset);
 
 /**
- * amdgpu_ualink_dev_counts - the gauges of an accelerator's UALink state
+ * amdgpu_ualink_dev_get_counts - the gauges of an accelerator's UALink state
  * @dev: the state
  * @counts: filled in
  */
-void amdgpu_ualink_dev_counts(struct amdgpu_ualink_dev *dev,
-			      struct amdgpu_ualink_dev_counts *counts)
+void amdgpu_ualink_dev_get_counts(struct amdgpu_ualink_dev *dev,
+				  struct amdgpu_ualink_dev_counts *counts)
 {
 	unsigned int ranges;
 
@@ -212,7 +212,7 @@ void amdgpu_ualink_dev_counts(struct amdgpu_ualink_dev *dev,
 	counts->imports = dev->num_imports;
 	mutex_unlock(&dev->lock);
 }
-EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_counts);
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_get_counts);
 
 /**
  * amdgpu_ualink_dev_print - print an accelerator's UALink state

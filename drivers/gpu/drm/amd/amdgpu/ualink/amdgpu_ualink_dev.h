@@ -302,8 +302,8 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_dev_flush(struct amdgpu_ualink_dev *dev);
-void amdgpu_ualink_dev_counts(struct amdgpu_ualink_dev *dev,
-			      struct amdgpu_ualink_dev_counts *counts);
+void amdgpu_ualink_dev_get_counts(struct amdgpu_ualink_dev *dev,
+				  struct amdgpu_ualink_dev_counts *counts);
 void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
 			     struct drm_printer *p);
 

@@ -377,7 +377,7 @@ static void wait_zero(struct amdgpu_ualink_dev *dev, void *var,
 static void range_unmap(struct amdgpu_ualink_dev *dev,
 			struct amdgpu_ualink_npa_range *range)
 {
-	struct amdgpu_ualink_pt_unmap unmap;
+	struct amdgpu_ualink_pt_detached unmap;
 
 	/*
 	 * Every importer was denied and shot down before: no translation of

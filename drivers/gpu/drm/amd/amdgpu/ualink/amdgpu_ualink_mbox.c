@@ -870,13 +870,13 @@ static void stats_add(struct amdgpu_ualink_mbox_stats *sum,
 }
 
 /**
- * amdgpu_ualink_mbox_stats - read counters
+ * amdgpu_ualink_mbox_get_stats - read counters
  * @mbox: the node
  * @peer: a peer's ID, or -1 for the sum over all peers
  * @stats: where to put them; all zero for a peer that never talked
  */
-void amdgpu_ualink_mbox_stats(struct amdgpu_ualink_mbox *mbox, int peer,
-			      struct amdgpu_ualink_mbox_stats *stats)
+void amdgpu_ualink_mbox_get_stats(struct amdgpu_ualink_mbox *mbox, int peer,
+				  struct amdgpu_ualink_mbox_stats *stats)
 {
 	struct amdgpu_ualink_peer *p;
 	unsigned long index;
@@ -890,18 +890,18 @@ void amdgpu_ualink_mbox_stats(struct amdgpu_ualink_mbox *mbox, int peer,
 		mutex_unlock(&p->lock);
 	}
 }
-EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_stats);
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_get_stats);
 
 /**
- * amdgpu_ualink_mbox_work_stats - what the node's worker spent
+ * amdgpu_ualink_mbox_get_work_stats - what the node's worker spent
  * @mbox: the node
  * @stats: where to put it
  *
  * Read without a lock: each figure is exact, together they may be a run
  * apart.
  */
-void amdgpu_ualink_mbox_work_stats(struct amdgpu_ualink_mbox *mbox,
-				   struct amdgpu_ualink_mbox_work_stats *stats)
+void amdgpu_ualink_mbox_get_work_stats(struct amdgpu_ualink_mbox *mbox,
+				       struct amdgpu_ualink_mbox_work_stats *stats)
 {
 	const struct amdgpu_ualink_mbox_work_stats *st = &mbox->work;
 
@@ -913,7 +913,7 @@ void amdgpu_ualink_mbox_work_stats(struct amdgpu_ualink_mbox *mbox,
 	stats->requests = READ_ONCE(st->requests);
 	stats->request_ns = READ_ONCE(st->request_ns);
 }
-EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_work_stats);
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_get_work_stats);
 
 /**
  * amdgpu_ualink_mbox_peers - number of peers with state

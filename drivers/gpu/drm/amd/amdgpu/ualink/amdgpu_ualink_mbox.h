@@ -294,10 +294,10 @@ void amdgpu_ualink_mbox_peer_forget(struct amdgpu_ualink_mbox *mbox,
 int amdgpu_ualink_mbox_peer_state(struct amdgpu_ualink_mbox *mbox, u16 peer,
 				  enum amdgpu_ualink_conn_state *state,
 				  u64 *generation);
-void amdgpu_ualink_mbox_stats(struct amdgpu_ualink_mbox *mbox, int peer,
-			      struct amdgpu_ualink_mbox_stats *stats);
-void amdgpu_ualink_mbox_work_stats(struct amdgpu_ualink_mbox *mbox,
-				   struct amdgpu_ualink_mbox_work_stats *stats);
+void amdgpu_ualink_mbox_get_stats(struct amdgpu_ualink_mbox *mbox, int peer,
+				  struct amdgpu_ualink_mbox_stats *stats);
+void amdgpu_ualink_mbox_get_work_stats(struct amdgpu_ualink_mbox *mbox,
+				       struct amdgpu_ualink_mbox_work_stats *stats);
 unsigned int amdgpu_ualink_mbox_peers(struct amdgpu_ualink_mbox *mbox);
 size_t amdgpu_ualink_mbox_peer_bytes(struct amdgpu_ualink_mbox *mbox,
 				     u16 peer);

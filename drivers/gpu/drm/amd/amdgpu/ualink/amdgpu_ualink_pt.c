@@ -75,7 +75,7 @@ static_assert(12 + 9 * PT_LAST + 2 == AMDGPU_UALINK_NPA_WINDOW_SHIFT);
 /**
  * struct amdgpu_ualink_pt_node - the manager's view of one table
  * @table: the backend's table
- * @link: in &amdgpu_ualink_pt_unmap.tables once detached
+ * @link: in &amdgpu_ualink_pt_detached.tables once detached
  * @level: 0 (root) to %PT_LAST
  * @used: entries of @table that are not zero
  * @children: for directory levels, the node each directory entry points to
@@ -672,7 +672,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_pt_map);
  * a large leaf in two (then nothing is unmapped). @unmap is valid either way.
  */
 int amdgpu_ualink_pt_unmap(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,
-			   struct amdgpu_ualink_pt_unmap *unmap)
+			   struct amdgpu_ualink_pt_detached *unmap)
 {
 	struct amdgpu_ualink_pt_node *node;
 	int ret = 0;
@@ -709,7 +709,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_pt_unmap);
  * the detached tables any more.
  */
 void amdgpu_ualink_pt_unmap_done(struct amdgpu_ualink_pt *pt,
-				 struct amdgpu_ualink_pt_unmap *unmap)
+				 struct amdgpu_ualink_pt_detached *unmap)
 {
 	mutex_lock(&pt->lock);
 	pt_free_list(pt, &unmap->tables);

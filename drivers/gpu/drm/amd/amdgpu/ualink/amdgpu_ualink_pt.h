@@ -143,14 +143,14 @@ struct amdgpu_ualink_pt_cursor {
 };
 
 /**
- * struct amdgpu_ualink_pt_unmap - the outcome of an unmap
+ * struct amdgpu_ualink_pt_detached - the outcome of an unmap
  *
  * Entries of the range are invalid when amdgpu_ualink_pt_unmap() returns,
  * but remote TLBs may still hold translations and walkers may still read
  * the tables that became empty. The caller shoots down @start to @start +
  * @size - 1, then calls amdgpu_ualink_pt_unmap_done() to free @tables.
  */
-struct amdgpu_ualink_pt_unmap {
+struct amdgpu_ualink_pt_detached {
 	/** @start: window offset of the range to shoot down */
 	u64 start;
 	/** @size: size of the range to shoot down, 0 when nothing was mapped */
@@ -172,9 +172,9 @@ void amdgpu_ualink_pt_restore(struct amdgpu_ualink_pt *pt);
 int amdgpu_ualink_pt_map(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,
 			 struct amdgpu_ualink_pt_cursor *cur);
 int amdgpu_ualink_pt_unmap(struct amdgpu_ualink_pt *pt, u64 offset, u64 size,
-			   struct amdgpu_ualink_pt_unmap *unmap);
+			   struct amdgpu_ualink_pt_detached *unmap);
 void amdgpu_ualink_pt_unmap_done(struct amdgpu_ualink_pt *pt,
-				 struct amdgpu_ualink_pt_unmap *unmap);
+				 struct amdgpu_ualink_pt_detached *unmap);
 int amdgpu_ualink_pt_translate(struct amdgpu_ualink_pt *pt, u64 offset,
 			       u64 *addr, u64 *leaf_size);
 void amdgpu_ualink_pt_cursor_init_sg(struct amdgpu_ualink_pt_cursor *cur,

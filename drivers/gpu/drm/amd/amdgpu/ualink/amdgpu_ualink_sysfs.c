@@ -139,7 +139,7 @@ static ssize_t count_show(struct kobject *kobj, char *buf, size_t offset)
 {
 	struct amdgpu_ualink_dev_counts c;
 
-	amdgpu_ualink_dev_counts(to_sysfs(kobj)->udev, &c);
+	amdgpu_ualink_dev_get_counts(to_sysfs(kobj)->udev, &c);
 	return sysfs_emit(buf, "%u\n", *(unsigned int *)((char *)&c + offset));
 }
 

@@ -134,8 +134,8 @@ static int counts_show(struct seq_file *m, void *data)
 	struct amdgpu_ualink_dev_counts c;
 	unsigned long tables;
 
-	amdgpu_ualink_dev_counts(&node->udev, &c);
-	amdgpu_ualink_mbox_work_stats(node->udev.mbox, &w);
+	amdgpu_ualink_dev_get_counts(&node->udev, &c);
+	amdgpu_ualink_mbox_get_work_stats(node->udev.mbox, &w);
 	mutex_lock(&node->pt.lock);
 	tables = node->pt.tables - 1;	/* not the root */
 	mutex_unlock(&node->pt.lock);

@@ -977,7 +977,7 @@ int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node)
 	INIT_LIST_HEAD(&vdev->jobs);
 	ret = ttm_device_init(&vdev->bdev, &vpod_ttm_funcs, &pdev->dev,
 			      vdev->drm.anon_inode->i_mapping,
-			      vdev->drm.vma_offset_manager, false, false);
+			      vdev->drm.vma_offset_manager, 0);
 	if (ret)
 		goto err_group;
 	ret = ttm_range_man_init(&vdev->bdev, TTM_PL_VRAM, false,

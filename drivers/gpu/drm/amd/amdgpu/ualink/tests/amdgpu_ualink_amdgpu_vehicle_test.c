@@ -854,7 +854,7 @@ static void vehicle_wait_answered(struct kunit *test, struct fake_node *a)
 	unsigned long end = jiffies + 10 * HZ;
 
 	do {
-		amdgpu_ualink_mbox_stats(a->adev.ualink->udev.mbox, -1, &st);
+		amdgpu_ualink_mbox_get_stats(a->adev.ualink->udev.mbox, -1, &st);
 		if (st.received[AMDGPU_UALINK_MSG_NPA_RELEASE])
 			break;
 		usleep_range(5000, 10000);

@@ -40,7 +40,7 @@ static struct amdgpu_ualink_mbox_stats *stats_of(struct tpod *pod, u16 id)
 	struct amdgpu_ualink_mbox_stats *s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
 
 	KUNIT_ASSERT_NOT_NULL(pod->test, s);
-	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, s);
+	amdgpu_ualink_mbox_get_stats(tpod_node(pod, id)->mbox, -1, s);
 	return s;
 }
 
@@ -445,7 +445,7 @@ static bool revoke_answered(void *arg)
 	struct grants_at *g = arg;
 	struct amdgpu_ualink_mbox_stats st;
 
-	amdgpu_ualink_mbox_stats(tpod_node(g->pod, g->id)->mbox, -1, &st);
+	amdgpu_ualink_mbox_get_stats(tpod_node(g->pod, g->id)->mbox, -1, &st);
 	return st.received[AMDGPU_UALINK_MSG_NPA_RELEASE] >= 1;
 }
 

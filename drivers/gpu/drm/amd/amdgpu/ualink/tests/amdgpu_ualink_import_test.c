@@ -45,7 +45,7 @@ static u64 received(struct tpod *pod, u16 id, u16 type)
 {
 	struct amdgpu_ualink_mbox_stats s;
 
-	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, &s);
+	amdgpu_ualink_mbox_get_stats(tpod_node(pod, id)->mbox, -1, &s);
 	return s.received[type];
 }
 
@@ -53,7 +53,7 @@ static u64 sent(struct tpod *pod, u16 id, u16 type)
 {
 	struct amdgpu_ualink_mbox_stats s;
 
-	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, &s);
+	amdgpu_ualink_mbox_get_stats(tpod_node(pod, id)->mbox, -1, &s);
 	return s.sent[type];
 }
 
@@ -152,7 +152,7 @@ static u64 requests_sent(struct tpod *pod, u16 id, u16 type)
 {
 	struct amdgpu_ualink_mbox_stats s;
 
-	amdgpu_ualink_mbox_stats(tpod_node(pod, id)->mbox, -1, &s);
+	amdgpu_ualink_mbox_get_stats(tpod_node(pod, id)->mbox, -1, &s);
 	return s.sent[type] - s.retransmitted[type];
 }
 
@@ -277,7 +277,7 @@ static void import_batch(struct kunit *test)
 				amdgpu_ualink_import_start(tpod_dev(pod, B), h[i], &imps[i]), 0);
 	/* every exporter has been written to before the first wait */
 	for (i = 0; i < NX; i++) {
-		amdgpu_ualink_mbox_stats(tpod_dev(pod, B)->mbox, ids[4 + i], &s);
+		amdgpu_ualink_mbox_get_stats(tpod_dev(pod, B)->mbox, ids[4 + i], &s);
 		KUNIT_EXPECT_GE(test, s.sent[AMDGPU_UALINK_MSG_HELLO], 1);
 	}
 	tpod_pause(pod, B, false);
@@ -599,7 +599,7 @@ static void import_batch_whole_pod(struct kunit *test)
 		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, me), h[i],
 								 &imps[i]), 0);
 	for (i = 0; i < me; i++) {
-		amdgpu_ualink_mbox_stats(tpod_mbox(pod, me), i, &s);
+		amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, me), i, &s);
 		hello += s.sent[AMDGPU_UALINK_MSG_HELLO] >= 1;
 	}
 	KUNIT_EXPECT_EQ(test, hello, me);

@@ -418,17 +418,17 @@ static void ioctl_quota(struct kunit *test)
 	get_task_struct(task);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_waiting(task, &r->done));
 
-	amdgpu_ualink_mbox_stats(tpod_mbox(pod, B), -1, &st);
+	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
 	sent = st.sent[AMDGPU_UALINK_MSG_NPA_REQ];
 	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), -EDQUOT);
-	amdgpu_ualink_mbox_stats(tpod_mbox(pod, B), -1, &st);
+	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
 	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent);
 	/* another file is not affected */
 	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &hd), 0);
 	/* D's handle is granted now: f1 may import it again, sending nothing */
 	hd.u.imp.fd = 0;
 	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), 0);
-	amdgpu_ualink_mbox_stats(tpod_mbox(pod, B), -1, &st);
+	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
 	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent + 1);
 	/* a batch above the quota, whatever else is in flight */
 	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,

@@ -220,7 +220,7 @@ static int map_chunks(struct ctx *c, u64 offset, const struct chunk *ch,
 
 static void unmap_all(struct kunit *test, struct ctx *c, u64 offset, u64 size)
 {
-	struct amdgpu_ualink_pt_unmap u;
+	struct amdgpu_ualink_pt_detached u;
 
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_pt_unmap(&c->pt, offset, size, &u), 0);
 	amdgpu_ualink_pt_unmap_done(&c->pt, &u);
@@ -356,7 +356,7 @@ static void pt_rejects_bad_arguments(struct kunit *test)
 {
 	struct ctx *c = test->priv;
 	struct chunk ch = { SZ_1M, SZ_64K };
-	struct amdgpu_ualink_pt_unmap u;
+	struct amdgpu_ualink_pt_detached u;
 	struct chunks s;
 	u64 addr;
 
@@ -710,7 +710,7 @@ static void pt_unmap_frees_after_shootdown(struct kunit *test)
 	static const struct chunk a = { SZ_1G, SZ_1M }, b = { SZ_2G, SZ_64K };
 	struct ctx *c = test->priv;
 	struct expect xa = { SZ_2G, &a, 1 }, xb = { SZ_2G + SZ_1M, &b, 1 };
-	struct amdgpu_ualink_pt_unmap u;
+	struct amdgpu_ualink_pt_detached u;
 	u64 addr;
 
 	/* a: [2 GiB, +1 MiB); b: [2 GiB + 1 MiB, +64 KiB), one 4 KiB table */
@@ -793,7 +793,7 @@ static void pt_unmap_rejects_partial_leaf(struct kunit *test)
 	static const struct chunk a = { SZ_2G, SZ_1G }, b = { SZ_4M, SZ_2M };
 	struct ctx *c = test->priv;
 	struct expect x[] = { { SZ_1G, &a, 1 }, { SZ_2G + SZ_2M, &b, 1 } };
-	struct amdgpu_ualink_pt_unmap u;
+	struct amdgpu_ualink_pt_detached u;
 
 	KUNIT_ASSERT_EQ(test, map_chunks(c, SZ_1G, &a, 1), 0);
 	KUNIT_ASSERT_EQ(test, map_chunks(c, SZ_2G + SZ_2M, &b, 1), 0);
@@ -860,7 +860,7 @@ static int worker_fn(void *data)
 
 	for (iter = 0; iter < 200; iter++) {
 		struct chunk ch[4];
-		struct amdgpu_ualink_pt_unmap u;
+		struct amdgpu_ualink_pt_detached u;
 		u64 size = 0, off, addr;
 
 		for (i = 0; i < ARRAY_SIZE(ch); i++) {
@@ -980,7 +980,7 @@ static bool synth_next(struct amdgpu_ualink_pt_cursor *cur)
 static u64 bench_map(struct kunit *test, struct ctx *c, u64 chunk, u64 stride,
 		     u64 skew, u64 *unmap_ns, u64 *alloc_ns, unsigned long *tables)
 {
-	struct amdgpu_ualink_pt_unmap u;
+	struct amdgpu_ualink_pt_detached u;
 	struct synth s = {
 		.cur = { .addr = 64ULL * SZ_1G + skew, .size = chunk, .next = synth_next },
 		.stride = stride, .chunk = chunk,
@@ -1004,7 +1004,7 @@ static u64 bench_map_sg(struct kunit *test, struct ctx *c, struct sg_table *sgt,
 			u64 *unmap_ns, u64 *alloc_ns, unsigned long *tables)
 {
 	struct amdgpu_ualink_pt_cursor cur;
-	struct amdgpu_ualink_pt_unmap u;
+	struct amdgpu_ualink_pt_detached u;
 	u64 t0, t1;
 
 	amdgpu_ualink_pt_cursor_init_sg(&cur, sgt->sgl);

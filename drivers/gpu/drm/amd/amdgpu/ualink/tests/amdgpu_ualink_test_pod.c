@@ -818,7 +818,7 @@ struct amdgpu_ualink_mbox_stats *tpod_stats(struct tpod *pod, u16 id, int peer)
 
 	s = kunit_kzalloc(pod->test, sizeof(*s), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(pod->test, s);
-	amdgpu_ualink_mbox_stats(tpod_mbox(pod, id), peer, s);
+	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, id), peer, s);
 	return s;
 }
 

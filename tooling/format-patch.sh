@@ -30,17 +30,25 @@ die() { echo "format-patch: $*" >&2; exit 1; }
 
 name=$(git -C "$REPO" config user.name || true)
 email=$(git -C "$REPO" config user.email || true)
+# an address no Signed-off-by can rest on
+invented() {
+	case "$1" in
+	*@*.invalid|*@localhost|*@*.localdomain|*@example.*|*@*.example|*@*.example.*) return 0 ;;
+	esac
+	return 1
+}
 if [ "$mode" = post ]; then
 	[ -n "$name" ] && [ -n "$email" ] ||
 		die "no git identity: set git config user.name and user.email;" \
 		    "the series is authored and signed off by whoever posts it"
-	case "$email" in
-	*@*.invalid|*@localhost|*@*.localdomain|*@example.*|*@*.example|*@*.example.*)
-		die "$email is not an address a Signed-off-by can rest on" ;;
-	esac
+	! invented "$email" ||
+		die "$email is not an address a Signed-off-by can rest on"
 	out=$W/series
 else
-	if [ -z "$name" ] || [ -z "$email" ]; then
+	# the poster's identity where it is one `make format-patch` would
+	# post with; otherwise (none, as in CI, or an invented one) a
+	# check-only identity that it refuses
+	if [ -z "$name" ] || [ -z "$email" ] || invented "$email"; then
 		name="UALink check-only identity"
 		email="check-only@ualink.invalid"
 	fi
@@ -131,6 +139,17 @@ for p in "$out"/v"$V"-0*.patch; do
 		head -n 20 "$out/$b.checkpatch" | sed 's/^/    /'
 	fi
 done
+# no identity in the series but the one it was made with (prepare-tree's
+# neutral committer, or anyone else, would be an identity no one gave)
+others=$(grep -h -E '^(From|Signed-off-by|Co-developed-by|Reviewed-by|Acked-by|Tested-by): ' \
+	"$out"/v"$V"-0*.patch | grep -vF "$ident" | sort -u)
+if [ -z "$others" ]; then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
+	echo "FAIL: identities in the series other than $ident:"
+	echo "$others" | sed 's/^/    /'
+fi
 # every file the series adds has the UALink entry among its maintainers
 uncovered=0
 for f in $(g diff --name-only --diff-filter=A ualink-base ualink-posted); do

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# Tier 2: amdgpu.ko with the UALink glue on x86_64, W=1 and sparse on our
+# Tier 2: amdgpu.ko with the UALink glue on x86_64, W=1 (sparse where it
+# can run: not on 7.3 with bookworm's sparse 0.6.4, see targeted()) on our
 # objects and on the C files patches/ touches, the
 # kernel's UAPI header test on our header, checkpatch --strict and
 # kernel-doc on every file we own, checkpatch on the generated series; an LLVM=-19
@@ -108,6 +109,12 @@ build_no_ualink() {
 	! grep -E '^[^ ]+: warning:' "$out"
 }
 
+# Sparse cannot check Linux 7.3 with bookworm's sparse 0.6.4: 7.3 uses
+# __typeof_unqual__ under __CHECKER__, which 0.6.4 does not know, and
+# kbuild then turns C=1 off with a warning (scripts/checker-valid.sh).
+# That warning is printed here and the check is named for what runs:
+# W=1. Sparse needs a sparse newer than Debian has (trixie too has 0.6.4).
+#
 # W=1 and sparse on our objects and the .c files patches/ touches: remove
 # their objects and build again with C=1, which runs sparse on what it
 # compiles: just those objects, since build() left everything else up to
@@ -147,6 +154,7 @@ targeted() {
 	fi
 	kmake "$o" W=1 C=1 >> "$log/targeted.out" 2>&1 ||
 		{ cat "$log/targeted.out"; return 1; }
+	grep -h 'is not available or not up to date' "$log/targeted.out" | sort -u
 	"$REPO/tooling/added-lines.py" "$TREE" $OWNED_DIRS $OWNED_FILES \
 		< "$log/targeted.out"
 }
@@ -296,9 +304,9 @@ echo "amdgpu: building the debug guest kernel, amdgpu.ko and the UALink core in 
 check "amdgpu build (amdgpu.ko + core, W=1)" build
 echo "amdgpu: building amdgpu's patched files without UALink (cold: ~2 min)"
 check "amdgpu build with CONFIG_DRM_AMDGPU_UALINK=n (W=1)" build_no_ualink
-echo "amdgpu: W=1 + sparse, UAPI header test, checkpatch, kernel-doc"
+echo "amdgpu: W=1 (sparse cannot run on 7.3 here), UAPI header test, checkpatch, kernel-doc"
 if [ "$fail" -eq 0 ]; then
-	check "W=1 + sparse on our objects and patched files" targeted
+	check "W=1 on our objects and patched files (C=1: sparse 0.6.4 refused by 7.3)" targeted
 	check "UAPI header test" hdrtest
 	check "Sphinx renders ualink.rst without a warning" sphinx_check
 	echo "amdgpu: LLVM=-19 build of our objects, coccicheck (cold: ~4 min)"

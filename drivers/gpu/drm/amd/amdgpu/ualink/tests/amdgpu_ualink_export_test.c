@@ -15,6 +15,9 @@
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_npa.h"
 
+/* amdgpu_ualink_export_request(), called as the mailbox would */
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+
 #define A	3
 #define B	40
 #define C	513

@@ -76,6 +76,11 @@ static struct drm_driver vehicle_driver;
 static void vehicle_adev_init(struct amdgpu_device *adev, struct device *dev)
 {
 	adev->dev = dev;
+	/*
+	 * 7.3's amdgpu_gmc_init_vga_resv_regions() reads the PCI subsystem
+	 * vendor: a zeroed pci_dev, never registered, freed with @dev.
+	 */
+	adev->pdev = devm_kzalloc(dev, sizeof(*adev->pdev), GFP_KERNEL);
 	adev->asic_type = CHIP_VEGA10;
 	adev->family = AMDGPU_FAMILY_AI;
 	adev->ip_versions[GC_HWIP][0] = IP_VERSION(9, 0, 1);

@@ -17,7 +17,8 @@
  * - files opened through amdgpu_driver_open_kms() (mock_drm_getfile()), so
  *   that GEM handles, VMs and ioctl handlers are amdgpu's.
  *
- * What is fake: no ring, no SDMA, no GART table (GTT buffers get no GART
+ * What is fake: no ring, no SDMA (the page-table entities' scheduler
+ * fails any job), no GART table (GTT buffers get no GART
  * address), no display, no interrupt handler other than the UALink
  * source, VRAM that is kernel memory. CPU faults on VRAM mappings must
  * not happen here (amdgpu would map the aperture's physical address).
@@ -33,10 +34,14 @@
 #include <linux/pm_runtime.h>
 #include <linux/vmalloc.h>
 
+#include <kunit/test-bug.h>
+
 #include <drm/drm_prime.h>
+#include <drm/gpu_scheduler.h>
 
 #include "amdgpu_drv.h"
 #include "amdgpu_gem.h"
+#include "amdgpu_job.h"
 #include "amdgpu_reset.h"
 #include "amdgpu_seq64.h"
 #include "amdgpu_vm.h"
@@ -67,6 +72,60 @@ static const struct amdgpu_asic_funcs vehicle_asic = {
 
 static void vehicle_delayed_init(struct work_struct *work)
 {
+}
+
+/*
+ * The scheduler of the page-table entities every VM opens (7.3's
+ * drm_sched_entity_init() refuses an empty list). The VM manager updates
+ * page tables with the CPU here, so no job may ever reach it: one that
+ * does fails the test.
+ */
+static struct dma_fence *vehicle_run_job(struct drm_sched_job *s_job)
+{
+	kunit_fail_current_test("a job reached the vehicle's scheduler");
+	return ERR_PTR(-ENODEV);
+}
+
+static void vehicle_free_job(struct drm_sched_job *s_job)
+{
+	amdgpu_job_free(to_amdgpu_job(s_job));
+}
+
+static const struct drm_sched_backend_ops vehicle_sched_ops = {
+	.run_job = vehicle_run_job,
+	.free_job = vehicle_free_job,
+};
+
+static int vehicle_sched_init(struct kunit *test, struct amdgpu_device *adev)
+{
+	const struct drm_sched_init_args args = {
+		.ops = &vehicle_sched_ops,
+		.num_rqs = DRM_SCHED_PRIORITY_COUNT,
+		.credit_limit = 1,
+		.timeout = MAX_SCHEDULE_TIMEOUT,
+		.name = "ualink-vehicle-pte",
+		.dev = adev->dev,
+	};
+	struct drm_gpu_scheduler *sched;
+	int r;
+
+	sched = kunit_kzalloc(test, sizeof(*sched), GFP_KERNEL);
+	if (!sched)
+		return -ENOMEM;
+	r = drm_sched_init(sched, &args);
+	if (r)
+		return r;
+	adev->vm_manager.vm_pte_scheds[0] = sched;
+	adev->vm_manager.vm_pte_num_scheds = 1;
+	return 0;
+}
+
+static void vehicle_sched_fini(struct amdgpu_device *adev)
+{
+	if (!adev->vm_manager.vm_pte_num_scheds)
+		return;
+	drm_sched_fini(adev->vm_manager.vm_pte_scheds[0]);
+	adev->vm_manager.vm_pte_num_scheds = 0;
 }
 
 /* amdgpu's driver, without the release that tears down a real device */
@@ -147,6 +206,7 @@ static void vehicle_teardown(void *data)
 	adev->mman.aper_base_kaddr = NULL;
 	vehicle_vram_free(node);
 	amdgpu_ttm_fini(adev);
+	vehicle_sched_fini(adev);
 	amdgpu_reset_put_reset_domain(adev->reset_domain);
 	dma_fence_put(rcu_dereference_protected(adev->gang_submit, true));
 }
@@ -207,10 +267,15 @@ static struct fake_node *vehicle_create(struct kunit *test, const char *name,
 	/* a Vega10's memory controller functions and VM manager */
 	gmc.adev = adev;
 	KUNIT_ASSERT_EQ(test, gmc_v9_0_ip_block.funcs->early_init(&gmc), 0);
+	/* the address masks gmc_v9_0's sw_init sets, which cannot run here */
+	adev->gmc.mc_mask = 0xffffffffffffULL;
+	adev->gmc.pte_addr_mask = 0x0000fffffffff000ULL;
 	amdgpu_vm_adjust_size(adev, 256 * 1024, 9, 3, 48);
 	amdgpu_vm_manager_init(adev);
 	adev->vm_manager.vm_update_mode = AMDGPU_VM_USE_CPU_FOR_GFX |
 					  AMDGPU_VM_USE_CPU_FOR_COMPUTE;
+	/* before the teardown, which finishes it: kunit frees in reverse */
+	KUNIT_ASSERT_EQ(test, vehicle_sched_init(test, adev), 0);
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_teardown,
 							node), 0);
 
@@ -900,7 +965,7 @@ static void ualink_vehicle_export_ends_later(struct kunit *test)
 	vehicle_wait_answered(test, a);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 
-	mod_delayed_work(system_wq, &job->done, 0);
+	mod_delayed_work(system_percpu_wq, &job->done, 0);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 	KUNIT_EXPECT_TRUE(test, dma_fence_is_signaled(&job->base));

@@ -2,10 +2,12 @@
 
 #include <linux/cleanup.h>
 #include <linux/dma-resv.h>
+#include <linux/llist.h>
 #include <linux/pm_runtime.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 
+#include <drm/drm_exec.h>
 #include <drm/drm_file.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_managed.h>
@@ -16,6 +18,7 @@
 #include "amdgpu_object.h"
 #include "amdgpu_res_cursor.h"
 #include "amdgpu_ttm.h"
+#include "amdgpu_vm.h"
 
 #include "amdgpu_ualink_amdgpu.h"
 #include "amdgpu_ualink_dev.h"
@@ -107,9 +110,13 @@
  * buffer at once to a dead resource of the NPA pool
  * whose memory was set aside at import, so that it allocates nothing and
  * cannot fail, through amdgpu_bo_move_notify(): VM mappings are
- * invalidated (the next VM update writes invalid entries) and the
- * dma-buf's importers hear invalidate_mappings. The range goes back to the
- * exporter when TTM frees the buffer, that is once it is idle.
+ * invalidated and the dma-buf's importers hear invalidate_mappings. Then
+ * every VM of the device that maps the buffer, render and KFD alike, gets
+ * invalid entries for it (as amdgpu's dma-buf invalidation does, but
+ * skipping no VM), and the core sends NPA_RELEASE
+ * only after those updates' fences signalled: user queues, which submit
+ * without the kernel, cannot reach the range either. The range goes back
+ * to the exporter when TTM frees the buffer, that is once it is idle.
  */
 
 /* &amdgpu_iv_entry.src_data[1] of a UALink interrupt */
@@ -146,6 +153,13 @@ struct amdgpu_ualink {
 	struct mutex import_lock;
 	/** @leave_work: leaves the pod after a GPU reset, see @reset_leave */
 	struct work_struct leave_work;
+	/**
+	 * @puts: imported buffers whose last reference a revocation held,
+	 * for @put_work (lockless list)
+	 */
+	struct llist_head puts;
+	/** @put_work: puts @puts on the core's workqueue */
+	struct work_struct put_work;
 	/**
 	 * @state_lock: protects @hw_up, @in_reset, @leaving, @reset_leave
 	 * and the changes of @state. Taken by the GPU reset path
@@ -200,6 +214,10 @@ struct amdgpu_ualink_bo {
 	bool owns_imp;
 	/** @revoked: revoked; under the buffer's reservation */
 	bool revoked;
+	/** @put: in &amdgpu_ualink.puts, with @abo */
+	struct llist_node put;
+	/** @abo: the buffer, while in &amdgpu_ualink.puts */
+	struct amdgpu_bo *abo;
 	/**
 	 * @dead: the memory of the dead resource a revocation moves the
 	 * buffer to, set aside so that revoking allocates nothing; NULL
@@ -378,24 +396,168 @@ static void amdgpu_ualink_revoke_locked(struct amdgpu_ualink *ualink,
 }
 
 /*
- * Revocation moves the buffer to its dead resource at once, which
- * invalidates its VM mappings: no submission from now on reaches the
- * range. Work submitted before may still do; its fences go to the core,
- * which releases the range once they signalled (bounded). Without memory
- * for a fence array the core assumes work runs until the bound.
+ * Lock @abo and the root of every VM of this device that maps it (render
+ * and KFD VMs alike), with room for a fence per VM on @abo and for two
+ * page-table updates on each root. Returns 0 or -ENOMEM (the locks are
+ * taken uninterruptibly).
  */
-static struct dma_fence *amdgpu_ualink_revoke(void *priv, void *obj)
+static int amdgpu_ualink_lock_vms(struct drm_exec *exec, struct amdgpu_bo *abo)
 {
-	struct amdgpu_bo *abo = obj;
+	struct amdgpu_vm_bo_base *base;
+	unsigned int nr_vms = 0;
+	int ret;
+
+	drm_exec_until_all_locked(exec) {
+		ret = drm_exec_lock_obj(exec, &abo->tbo.base);
+		drm_exec_retry_on_contention(exec);
+		if (ret)
+			return ret;
+		/* the buffer's reservation protects its list of VMs */
+		nr_vms = 0;
+		for (base = abo->vm_bo; base; base = base->next) {
+			ret = drm_exec_prepare_obj(exec,
+						   &base->vm->root.bo->tbo.base, 2);
+			drm_exec_retry_on_contention(exec);
+			if (ret)
+				return ret;
+			nr_vms++;
+		}
+	}
+	return dma_resv_reserve_fences(abo->tbo.base.resv, nr_vms);
+}
+
+/*
+ * Write invalid entries for @abo, revoked, into every VM that maps it:
+ * the range goes back to its exporter, who may give it to another export.
+ * Not amdgpu_vm_handle_moved(), which amdgpu's dma-buf invalidation uses
+ * and which skips a VM whose lock is contended and stops at the first
+ * buffer of the VM it fails to update, whichever buffer that is: only this
+ * buffer's mappings, in every VM. A CPU-updated VM has invalid entries when
+ * this returns; an SDMA update, and the TLB flush of a VM that needs one,
+ * end with the VM's last update fence, which goes on the buffer as
+ * bookkeeping, so that the core waits for it before NPA_RELEASE. @abo and
+ * the VMs' roots are locked (amdgpu_ualink_lock_vms()). Returns 0, or the
+ * error of a VM that still maps the range.
+ */
+static int amdgpu_ualink_revoke_vms(struct amdgpu_ualink *ualink,
+				    struct amdgpu_bo *abo)
+{
+	struct amdgpu_vm_bo_base *base;
+	int ret, err = 0;
+
+	dma_resv_assert_held(abo->tbo.base.resv);
+	for (base = abo->vm_bo; base; base = base->next) {
+		struct amdgpu_bo_va *bo_va = container_of(base, typeof(*bo_va),
+							  base);
+
+		dma_resv_assert_held(base->vm->root.bo->tbo.base.resv);
+		ret = amdgpu_vm_bo_update(ualink->adev, bo_va, true);
+		if (ret) {
+			dev_err_ratelimited(ualink->adev->dev,
+					    "UALink: a revoked import stays in a VM (%d)\n",
+					    ret);
+			err = ret;
+			continue;
+		}
+		dma_resv_add_fence(abo->tbo.base.resv, base->vm->last_update,
+				   DMA_RESV_USAGE_BOOKKEEP);
+	}
+	return err;
+}
+
+/* @puts' buffers, put outside of the core's revoke lock */
+static void amdgpu_ualink_put_work(struct work_struct *work)
+{
+	struct amdgpu_ualink *ualink = container_of(work, typeof(*ualink),
+						    put_work);
+	struct amdgpu_ualink_bo *ub, *next;
+
+	llist_for_each_entry_safe(ub, next, llist_del_all(&ualink->puts), put)
+		drm_gem_object_put(&ub->abo->tbo.base);
+}
+
+/*
+ * Drop the reference a revocation took. The last one frees the buffer,
+ * whose end takes the core's revoke lock (amdgpu_ualink_gem_free()), held
+ * around the revocation: that one is put on the core's workqueue, which
+ * amdgpu_ualink_dev_flush() waits for. Only the holder of the last
+ * reference queues it, so a buffer is queued once.
+ */
+static void amdgpu_ualink_put_later(struct amdgpu_ualink *ualink,
+				    struct amdgpu_bo *abo)
+{
+	if (refcount_dec_not_one(&abo->tbo.base.refcount.refcount))
+		return;
+	abo->ualink->abo = abo;
+	llist_add(&abo->ualink->put, &ualink->puts);
+	queue_work(ualink->udev.wq, &ualink->put_work);
+}
+
+/*
+ * Revoke under the buffer's reservation alone: its GPUVM mappings only
+ * marked moved. The buffer then has no GEM reference left (so no VM maps
+ * it) or there was no memory to lock its VMs.
+ */
+static struct dma_fence *amdgpu_ualink_revoke_alone(struct amdgpu_ualink *ualink,
+						    struct amdgpu_bo *abo)
+{
 	struct dma_fence *fence;
 	int ret;
 
 	WARN_ON(amdgpu_bo_reserve(abo, true));
-	amdgpu_ualink_revoke_locked(to_ualink(priv), abo);
+	amdgpu_ualink_revoke_locked(ualink, abo);
 	ret = dma_resv_get_singleton(abo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
 				     &fence);
 	amdgpu_bo_unreserve(abo);
 	return ret ? ERR_PTR(ret) : fence;
+}
+
+/*
+ * Revocation moves the buffer to its dead resource at once, which marks
+ * its VM mappings moved, then writes invalid entries for it into every VM
+ * that maps it: no submission from now on, nor a user queue that submits
+ * without the kernel, reaches the range. Work submitted before may still
+ * do; its fences and those of the page-table updates go to the core, which
+ * releases the range once they signalled (bounded). A buffer whose last
+ * GEM reference went is in no VM (its handles took its mappings with
+ * them). When a VM could not be updated, or there was no memory to lock
+ * the VMs, the core gets an error and assumes the range in use until its
+ * bound; this is logged.
+ */
+static struct dma_fence *amdgpu_ualink_revoke(void *priv, void *obj)
+{
+	struct amdgpu_ualink *ualink = to_ualink(priv);
+	struct amdgpu_bo *abo = obj;
+	struct dma_fence *fence;
+	struct drm_exec exec;
+	int ret;
+
+	/* the buffer's end waits for the core's revoke lock, held here */
+	if (!kref_get_unless_zero(&abo->tbo.base.refcount))
+		return amdgpu_ualink_revoke_alone(ualink, abo);
+	drm_exec_init(&exec, DRM_EXEC_IGNORE_DUPLICATES, 0);
+	ret = amdgpu_ualink_lock_vms(&exec, abo);
+	if (ret) {
+		drm_exec_fini(&exec);
+		dev_err_ratelimited(ualink->adev->dev,
+				    "UALink: no memory to take a revoked import out of its VMs\n");
+		fence = amdgpu_ualink_revoke_alone(ualink, abo);
+		if (!IS_ERR_OR_NULL(fence))
+			dma_fence_put(fence);
+		fence = ERR_PTR(ret);
+	} else {
+		amdgpu_ualink_revoke_locked(ualink, abo);
+		ret = amdgpu_ualink_revoke_vms(ualink, abo);
+		if (!ret)
+			ret = dma_resv_get_singleton(abo->tbo.base.resv,
+						     DMA_RESV_USAGE_BOOKKEEP,
+						     &fence);
+		drm_exec_fini(&exec);
+		if (ret)
+			fence = ERR_PTR(ret);
+	}
+	amdgpu_ualink_put_later(ualink, abo);
+	return fence;
 }
 
 static const struct amdgpu_ualink_dev_ops amdgpu_ualink_dev_ops = {
@@ -1087,6 +1249,8 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 	ualink->state = AMDGPU_UALINK_STATE_OFFLINE;
 	INIT_WORK(&ualink->shootdown_work, amdgpu_ualink_shootdown_work);
 	INIT_WORK(&ualink->leave_work, amdgpu_ualink_leave_work);
+	INIT_WORK(&ualink->put_work, amdgpu_ualink_put_work);
+	init_llist_head(&ualink->puts);
 	ret = amdgpu_device_ip_block_add(adev, &amdgpu_ualink_ip_block);
 	if (ret)
 		return ret;

@@ -310,6 +310,12 @@ struct fake_node {
 	atomic_t denies;
 	struct fake_ring rx;	/* the peer's ring here */
 	struct page **vram;	/* the vehicle's view of its VRAM */
+	/*
+	 * the vehicle's look at the importer when we deny it, that is once
+	 * it released the range: called from our mailbox's worker
+	 */
+	void (*on_deny)(struct fake_node *self, u16 importer);
+	void *on_deny_data;
 };
 
 static struct fake_node *fake_node(void *adev)
@@ -448,9 +454,13 @@ static void fake_deny(struct amdgpu_device *adev, u16 importer, u64 npa,
 		      u64 size)
 {
 	struct fake_node *self = fake_node(adev);
+	void (*probe)(struct fake_node *self, u16 importer);
 
 	clear_bit(importer, self->allowed);
 	atomic_inc(&self->denies);
+	probe = READ_ONCE(self->on_deny);
+	if (probe)
+		probe(self, importer);
 }
 
 static int fake_shootdown(struct amdgpu_device *adev, u16 importer, u64 npa,

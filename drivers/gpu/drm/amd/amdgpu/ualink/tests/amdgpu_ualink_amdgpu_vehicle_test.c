@@ -620,9 +620,12 @@ static void ualink_vehicle_gem_ioctls(struct kunit *test)
  * the page directories to the first entry that is a PTE (one of a page
  * table, or a huge one of a directory, marked AMDGPU_PDE_PTE), with its
  * level. Tables are read where the CPU update wrote them (the aperture).
+ * Returns false when a table is missing or outside the part of the fake
+ * VRAM that holds memory. Not a KUnit check: the deny probe below runs it
+ * on the exporter's mailbox worker.
  */
-static u64 vehicle_walk(struct kunit *test, struct amdgpu_device *adev,
-			struct amdgpu_vm *vm, u64 va, unsigned int *level)
+static bool vehicle_walk_raw(struct amdgpu_device *adev, struct amdgpu_vm *vm,
+			     u64 va, unsigned int *level, u64 *entry)
 {
 	struct amdgpu_bo *bo = vm->root.bo;
 	unsigned int l, shift, idx;
@@ -633,19 +636,86 @@ static u64 vehicle_walk(struct kunit *test, struct amdgpu_device *adev,
 			9 * (AMDGPU_VM_PDB0 - l) + adev->vm_manager.block_size;
 		idx = (va >> AMDGPU_GPU_PAGE_SHIFT >> shift) & 511;
 		table = amdgpu_bo_kptr(bo);
-		KUNIT_ASSERT_NOT_NULL(test, table);
-		/* in the part of the fake VRAM that holds memory */
-		KUNIT_ASSERT_GE(test, amdgpu_bo_gpu_offset_no_check(bo) -
-				adev->gmc.vram_start,
-				(u64)VEHICLE_VRAM - VEHICLE_VRAM_HELD);
+		if (!table || amdgpu_bo_gpu_offset_no_check(bo) -
+		    adev->gmc.vram_start < (u64)VEHICLE_VRAM - VEHICLE_VRAM_HELD)
+			return false;
 		e = READ_ONCE(table[idx]);
 		*level = l;
+		*entry = e;
 		if (l == AMDGPU_VM_PTB || (e & AMDGPU_PDE_PTE) ||
 		    !(e & AMDGPU_PTE_VALID))
-			return e;
+			return true;
 		bo = to_amdgpu_bo_vm(bo)->entries[idx].bo;
-		KUNIT_ASSERT_NOT_NULL(test, bo);
+		if (!bo)
+			return false;
 	}
+}
+
+static u64 vehicle_walk(struct kunit *test, struct amdgpu_device *adev,
+			struct amdgpu_vm *vm, u64 va, unsigned int *level)
+{
+	u64 e = 0;
+
+	KUNIT_ASSERT_TRUE_MSG(test, vehicle_walk_raw(adev, vm, va, level, &e),
+			      "GPUVM walk of %#llx", va);
+	return e;
+}
+
+/*
+ * What the importer's GPUVM maps at @va when its exporter denies it, that
+ * is after the importer sent NPA_RELEASE: from then on the exporter may
+ * give the range to another export.
+ */
+struct vehicle_deny_probe {
+	struct fake_node *importer;
+	struct amdgpu_vm *vm;
+	u64 va;
+	atomic_t denies;	/* of the importer */
+	atomic_t valid;		/* of those, with a valid entry at @va */
+	atomic_t unwalked;	/* of those, with a walk that failed */
+};
+
+static void vehicle_deny_probe(struct fake_node *self, u16 importer)
+{
+	struct vehicle_deny_probe *p = self->on_deny_data;
+	unsigned int level;
+	u64 e;
+
+	if (importer != p->importer->id)
+		return;
+	atomic_inc(&p->denies);
+	if (!vehicle_walk_raw(&p->importer->adev, p->vm, p->va, &level, &e))
+		atomic_inc(&p->unwalked);
+	else if (e & AMDGPU_PTE_VALID)
+		atomic_inc(&p->valid);
+}
+
+/* Look at @va from now on, with the counts at zero. */
+static void vehicle_probe_reset(struct vehicle_deny_probe *p, u64 va)
+{
+	p->va = va;
+	atomic_set(&p->denies, 0);
+	atomic_set(&p->valid, 0);
+	atomic_set(&p->unwalked, 0);
+}
+
+/* Until the exporter denied the importer @n times since the probe was reset. */
+static void vehicle_wait_denied(struct kunit *test, struct vehicle_deny_probe *p,
+				int n)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (atomic_read(&p->denies) < n && time_before(jiffies, end))
+		usleep_range(5000, 10000);
+	KUNIT_EXPECT_EQ(test, atomic_read(&p->denies), n);
+}
+
+static void vehicle_deny_probe_off(void *data)
+{
+	struct fake_node *a = data;
+
+	WRITE_ONCE(a->on_deny, NULL);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 }
 
 struct vehicle_gpuvm_case {
@@ -664,6 +734,22 @@ static void vehicle_gpuvm_desc(const struct vehicle_gpuvm_case *c, char *desc)
 
 KUNIT_ARRAY_PARAM(vehicle_gpuvm, vehicle_gpuvm_cases, vehicle_gpuvm_desc);
 
+/* Map @handle of @file at @va, @size, readable and writeable. */
+static void vehicle_va_map(struct kunit *test, struct fake_node *node,
+			   struct drm_file *file, u32 handle, u64 va, u64 size)
+{
+	struct drm_amdgpu_gem_va args = {
+		.handle = handle,
+		.operation = AMDGPU_VA_OP_MAP,
+		.flags = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE,
+		.va_address = va,
+		.map_size = size,
+	};
+
+	KUNIT_EXPECT_EQ(test, amdgpu_gem_va_ioctl(&node->adev.ddev, &args,
+						  file), 0);
+}
+
 /*
  * GPUVM maps imports the way Mesa and ROCm map buffers, with amdgpu's VA
  * ioctl on a CPU-updated VM: 4 KiB, 2 MiB and 1 GiB mappings, each aligned
@@ -671,8 +757,15 @@ KUNIT_ARRAY_PARAM(vehicle_gpuvm, vehicle_gpuvm_cases, vehicle_gpuvm_desc);
  * Every entry carries the address the IP gives for the NPA, never a
  * masked one, or the import is refused with -ERANGE when the IP cannot
  * reach the exporter (an NPA of an accelerator from 128 on sets bits 48
- * to 50, above GFX9's address field). A revoked import's entries are
- * invalid once GPUVM handles the move.
+ * to 50, above GFX9's address field).
+ *
+ * Revocation takes the import out of every VM of the importing device
+ * before the exporter hears NPA_RELEASE: when the exporter denies the
+ * importer (which it does on that message), the importer's entry is
+ * already invalid, with nothing in the test running GPUVM's update for
+ * it. The exporter then gives the range to its next export, which the
+ * same importer maps elsewhere: the new mapping reaches the range, the
+ * revoked one does not.
  */
 static void ualink_vehicle_gpuvm(struct kunit *test)
 {
@@ -685,14 +778,17 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 		{ SZ_2M, 0x200000000ULL, AMDGPU_VM_PDB0 },
 		{ SZ_1G, 0x400000000ULL, AMDGPU_VM_PDB1 },
 	};
+	/* where the range's next exports are mapped, 1 GiB apart */
+	const u64 va_next = 0x1000000000ULL;
 	const struct vehicle_gpuvm_case *c = test->param_value;
+	struct vehicle_deny_probe *probe;
 	struct drm_amdgpu_ualink_handle h;
 	struct drm_file *fa, *fb;
 	struct fake_node *a, *b;
 	struct amdgpu_fpriv *fpriv;
 	struct amdgpu_bo *imp;
 	unsigned int i, level;
-	u32 ga[3], gb;
+	u32 ga, gb, ga2, gb2;
 	u64 npa, e;
 	int ret;
 
@@ -700,18 +796,21 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 	fa = vehicle_open(test, a);
 	fb = vehicle_open(test, b);
 	fpriv = fb->driver_priv;
+	/* the test's memory: the probe outlives this function */
+	probe = kunit_kzalloc(test, sizeof(*probe), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, probe);
+	probe->importer = b;
+	probe->vm = &fpriv->vm;
+	a->on_deny_data = probe;
+	WRITE_ONCE(a->on_deny, vehicle_deny_probe);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vehicle_deny_probe_off,
+							a), 0);
 	for (i = 0; i < ARRAY_SIZE(maps); i++) {
-		struct drm_amdgpu_gem_va va = {
-			.operation = AMDGPU_VA_OP_MAP,
-			.flags = AMDGPU_VM_PAGE_READABLE | AMDGPU_VM_PAGE_WRITEABLE,
-			.va_address = maps[i].va,
-			.map_size = maps[i].size,
-		};
-
-		ga[i] = vehicle_gem_create(test, fa, maps[i].size,
-					   AMDGPU_GEM_DOMAIN_VRAM,
-					   AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
-		h = vehicle_export(test, fa, ga[i]);
+		ga = vehicle_gem_create(test, fa, maps[i].size,
+					AMDGPU_GEM_DOMAIN_VRAM,
+					AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+		h = vehicle_export(test, fa, ga);
 		ret = vehicle_import(test, fb, h, &gb);
 		if (!c->reachable) {
 			KUNIT_EXPECT_EQ(test, ret, -ERANGE);
@@ -722,8 +821,7 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 		npa = amdgpu_bo_gpu_offset_no_check(imp);
 		KUNIT_EXPECT_TRUE(test, IS_ALIGNED(npa, maps[i].size));
 
-		va.handle = gb;
-		KUNIT_EXPECT_EQ(test, amdgpu_gem_va_ioctl(&b->adev.ddev, &va, fb), 0);
+		vehicle_va_map(test, b, fb, gb, maps[i].va, maps[i].size);
 		e = vehicle_walk(test, &b->adev, &fpriv->vm, maps[i].va, &level);
 		kunit_info(test, "%llu KiB at %#llx: level %u entry %#llx, NPA %#llx\n",
 			   maps[i].size >> 10, maps[i].va, level, e, npa);
@@ -735,15 +833,43 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL, npa);
 
 		/* A's buffer goes: B's import is revoked, and so its entry */
-		KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga[i]), 0);
-		amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+		vehicle_probe_reset(probe, maps[i].va);
+		KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+		vehicle_wait_denied(test, probe, 1);
 		KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
 		KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
-		KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(fpriv->vm.root.bo, false), 0);
-		KUNIT_EXPECT_EQ(test, amdgpu_vm_handle_moved(&b->adev, &fpriv->vm,
-							     NULL), 0);
-		amdgpu_bo_unreserve(fpriv->vm.root.bo);
+		KUNIT_EXPECT_EQ(test, atomic_read(&probe->unwalked), 0);
+		KUNIT_EXPECT_EQ_MSG(test, atomic_read(&probe->valid), 0,
+				    "B's GPUVM still mapped the range when A heard NPA_RELEASE");
 		e = vehicle_walk(test, &b->adev, &fpriv->vm, maps[i].va, &level);
+		KUNIT_EXPECT_FALSE(test, e & AMDGPU_PTE_VALID);
+
+		/* the range goes to A's next export, which B maps elsewhere */
+		ga2 = vehicle_gem_create(test, fa, maps[i].size,
+					 AMDGPU_GEM_DOMAIN_VRAM,
+					 AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+		KUNIT_ASSERT_EQ(test, vehicle_import(test, fb,
+						     vehicle_export(test, fa, ga2),
+						     &gb2), 0);
+		KUNIT_ASSERT_EQ_MSG(test,
+				    amdgpu_bo_gpu_offset_no_check(vehicle_bo(test, fb, gb2)),
+				    npa, "the next export got another range");
+		vehicle_va_map(test, b, fb, gb2, va_next + (u64)i * SZ_1G,
+			       maps[i].size);
+		e = vehicle_walk(test, &b->adev, &fpriv->vm,
+				 va_next + (u64)i * SZ_1G, &level);
+		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_VALID);
+		KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL, npa);
+		e = vehicle_walk(test, &b->adev, &fpriv->vm, maps[i].va, &level);
+		KUNIT_EXPECT_FALSE(test, e & AMDGPU_PTE_VALID);
+
+		/* and goes too, so that the next size starts from an empty window */
+		vehicle_probe_reset(probe, va_next + (u64)i * SZ_1G);
+		KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga2), 0);
+		vehicle_wait_denied(test, probe, 1);
+		KUNIT_EXPECT_EQ(test, atomic_read(&probe->unwalked), 0);
+		KUNIT_EXPECT_EQ(test, atomic_read(&probe->valid), 0);
+		e = vehicle_walk(test, &b->adev, &fpriv->vm, probe->va, &level);
 		KUNIT_EXPECT_FALSE(test, e & AMDGPU_PTE_VALID);
 	}
 }

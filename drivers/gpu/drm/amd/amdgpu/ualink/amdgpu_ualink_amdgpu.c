@@ -119,10 +119,6 @@
  * to the exporter when TTM frees the buffer, that is once it is idle.
  */
 
-/* &amdgpu_iv_entry.src_data[1] of a UALink interrupt */
-#define AMDGPU_UALINK_IV_MESSAGE	0
-#define AMDGPU_UALINK_IV_SHOOTDOWN	1
-
 /**
  * struct amdgpu_ualink - a device's UALink state, &amdgpu_device.ualink
  *
@@ -146,6 +142,22 @@ struct amdgpu_ualink {
 	struct work_struct shootdown_work;
 	/** @shootdowns: exporters with a pending shootdown request */
 	DECLARE_BITMAP(shootdowns, AMDGPU_UALINK_MAX_ACCELS);
+	/**
+	 * @event_work: serves the pod events the IP raised: @offline,
+	 * @online, then @membership
+	 */
+	struct work_struct event_work;
+	/**
+	 * @event_lock: protects @offline, @online and @membership, which
+	 * the interrupt handler sets
+	 */
+	spinlock_t event_lock;
+	/** @offline: peers reported offline, not served yet */
+	DECLARE_BITMAP(offline, AMDGPU_UALINK_MAX_ACCELS);
+	/** @online: peers reported back online, after any @offline */
+	DECLARE_BITMAP(online, AMDGPU_UALINK_MAX_ACCELS);
+	/** @membership: our virtual pod's membership changed */
+	bool membership;
 	/**
 	 * @import_lock: serialises finding or making the buffer of an import
 	 * against its going (&amdgpu_ualink_import.obj)
@@ -963,21 +975,62 @@ static int amdgpu_ualink_irq_set(struct amdgpu_device *adev,
 	return adev->ualink->hw->irq_set(adev, state == AMDGPU_IRQ_STATE_ENABLE);
 }
 
-/* Hard-IRQ context: mark the sender, nothing more. */
+/*
+ * A pod event, from the interrupt handler: recorded for the event work.
+ * A peer's last report wins, an offline one still served before a later
+ * online one.
+ */
+static void amdgpu_ualink_event(struct amdgpu_ualink *ualink, u32 kind,
+				u16 peer)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ualink->event_lock, flags);
+	switch (kind) {
+	case AMDGPU_UALINK_IV_PEER_OFFLINE:
+		__set_bit(peer, ualink->offline);
+		__clear_bit(peer, ualink->online);
+		break;
+	case AMDGPU_UALINK_IV_PEER_ONLINE:
+		__set_bit(peer, ualink->online);
+		break;
+	default:	/* AMDGPU_UALINK_IV_MEMBERSHIP */
+		ualink->membership = true;
+		break;
+	}
+	spin_unlock_irqrestore(&ualink->event_lock, flags);
+	if (READ_ONCE(ualink->hw_up))
+		schedule_work(&ualink->event_work);
+}
+
+/* Hard-IRQ context: mark the sender or the event, nothing more. */
 static int amdgpu_ualink_irq_process(struct amdgpu_device *adev,
 				     struct amdgpu_irq_src *src,
 				     struct amdgpu_iv_entry *entry)
 {
 	struct amdgpu_ualink *ualink = container_of(src, struct amdgpu_ualink, irq);
 	u16 sender = entry->src_data[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
+	u32 kind = entry->src_data[1];
 
 	if (!READ_ONCE(ualink->sw_up))
 		return 0;
-	if (entry->src_data[1] == AMDGPU_UALINK_IV_SHOOTDOWN) {
+	switch (kind) {
+	case AMDGPU_UALINK_IV_MESSAGE:
+		amdgpu_ualink_mbox_doorbell(ualink->udev.mbox, sender);
+		break;
+	case AMDGPU_UALINK_IV_SHOOTDOWN:
 		set_bit(sender, ualink->shootdowns);
 		schedule_work(&ualink->shootdown_work);
-	} else {
-		amdgpu_ualink_mbox_doorbell(ualink->udev.mbox, sender);
+		break;
+	case AMDGPU_UALINK_IV_MEMBERSHIP:
+	case AMDGPU_UALINK_IV_PEER_OFFLINE:
+	case AMDGPU_UALINK_IV_PEER_ONLINE:
+		amdgpu_ualink_event(ualink, kind, sender);
+		break;
+	default:
+		dev_warn_ratelimited(adev->dev, "UALink: unknown interrupt %u\n",
+				     kind);
+		return 0;
 	}
 	return 1;
 }
@@ -986,6 +1039,58 @@ static const struct amdgpu_irq_src_funcs amdgpu_ualink_irq_funcs = {
 	.set = amdgpu_ualink_irq_set,
 	.process = amdgpu_ualink_irq_process,
 };
+
+/*
+ * The pod events, in process context: peers offline and back online reach
+ * the mailbox (whose worker then has the export and import sides drop
+ * what the peer held, or held for it), and a membership change takes
+ * every accelerator that left our virtual pod out of our access sets and
+ * kills our imports from it, as amdgpu_ualink_export_revoke_nonmembers()
+ * and amdgpu_ualink_import_drop_nonmembers() ask of the driver.
+ */
+static void amdgpu_ualink_event_work(struct work_struct *work)
+{
+	struct amdgpu_ualink *ualink =
+		container_of(work, struct amdgpu_ualink, event_work);
+	struct amdgpu_ualink_dev *udev = &ualink->udev;
+	bool membership;
+	unsigned long peer;
+
+	/* raced with hw_fini: the events stay for hw_init */
+	if (!READ_ONCE(ualink->hw_up))
+		return;
+	for_each_set_bit(peer, ualink->offline, AMDGPU_UALINK_MAX_ACCELS) {
+		scoped_guard(spinlock_irqsave, &ualink->event_lock)
+			if (!__test_and_clear_bit(peer, ualink->offline))
+				continue;
+		amdgpu_ualink_mbox_peer_offline(udev->mbox, peer);
+	}
+	for_each_set_bit(peer, ualink->online, AMDGPU_UALINK_MAX_ACCELS) {
+		scoped_guard(spinlock_irqsave, &ualink->event_lock) {
+			/* offline again meanwhile: that one first */
+			if (test_bit(peer, ualink->offline) ||
+			    !__test_and_clear_bit(peer, ualink->online))
+				continue;
+		}
+		amdgpu_ualink_mbox_peer_online(udev->mbox, peer);
+	}
+	scoped_guard(spinlock_irqsave, &ualink->event_lock) {
+		membership = ualink->membership;
+		ualink->membership = false;
+	}
+	if (membership) {
+		amdgpu_ualink_export_revoke_nonmembers(udev);
+		amdgpu_ualink_import_drop_nonmembers(udev);
+	}
+}
+
+static bool amdgpu_ualink_events_pending(struct amdgpu_ualink *ualink)
+{
+	guard(spinlock_irqsave)(&ualink->event_lock);
+	return ualink->membership ||
+	       !bitmap_empty(ualink->offline, AMDGPU_UALINK_MAX_ACCELS) ||
+	       !bitmap_empty(ualink->online, AMDGPU_UALINK_MAX_ACCELS);
+}
 
 static void amdgpu_ualink_shootdown_work(struct work_struct *work)
 {
@@ -1116,6 +1221,7 @@ static int amdgpu_ualink_sw_fini(struct amdgpu_ip_block *ip_block)
 	amdgpu_ualink_sysfs_destroy(ualink->sysfs);
 	flush_work(&ualink->leave_work);
 	cancel_work_sync(&ualink->shootdown_work);
+	cancel_work_sync(&ualink->event_work);
 	/* a pin's last reference dropped on the mailbox's worker, releases */
 	amdgpu_ualink_dev_flush(&ualink->udev);
 	/* imports whose destruction TTM delayed until they were idle */
@@ -1159,10 +1265,12 @@ static int amdgpu_ualink_hw_init(struct amdgpu_ip_block *ip_block)
 			ualink->hw->hw_fini(adev);
 		return ret;
 	}
-	ualink->hw_up = true;
+	WRITE_ONCE(ualink->hw_up, true);
 	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
 	if (!bitmap_empty(ualink->shootdowns, AMDGPU_UALINK_MAX_ACCELS))
 		schedule_work(&ualink->shootdown_work);
+	if (amdgpu_ualink_events_pending(ualink))
+		schedule_work(&ualink->event_work);
 	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
 		WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
 	return 0;
@@ -1187,10 +1295,11 @@ static int amdgpu_ualink_hw_fini(struct amdgpu_ip_block *ip_block)
 
 	guard(mutex)(&ualink->state_lock);
 	if (ualink->hw_up) {
-		ualink->hw_up = false;
+		WRITE_ONCE(ualink->hw_up, false);
 		amdgpu_ualink_mbox_quiesce(ualink->udev.mbox);
 		WARN_ON(amdgpu_irq_put(adev, &ualink->irq, 0));
 		cancel_work_sync(&ualink->shootdown_work);
+		cancel_work_sync(&ualink->event_work);
 		if (ualink->hw->hw_fini)
 			ualink->hw->hw_fini(adev);
 	}
@@ -1248,6 +1357,8 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 	ualink->hw = hw;
 	ualink->state = AMDGPU_UALINK_STATE_OFFLINE;
 	INIT_WORK(&ualink->shootdown_work, amdgpu_ualink_shootdown_work);
+	INIT_WORK(&ualink->event_work, amdgpu_ualink_event_work);
+	spin_lock_init(&ualink->event_lock);
 	INIT_WORK(&ualink->leave_work, amdgpu_ualink_leave_work);
 	INIT_WORK(&ualink->put_work, amdgpu_ualink_put_work);
 	init_llist_head(&ualink->puts);

@@ -25,6 +25,32 @@ struct drm_file;
 struct drm_gem_object;
 
 /**
+ * enum amdgpu_ualink_iv - what a UALink interrupt reports
+ * @AMDGPU_UALINK_IV_MESSAGE: a mailbox message from the accelerator in
+ *	the entry's src_data[0] is in its ring here
+ * @AMDGPU_UALINK_IV_SHOOTDOWN: the exporter in src_data[0] asks us to
+ *	forget translations (&amdgpu_ualink_hw_funcs.shootdown_request)
+ * @AMDGPU_UALINK_IV_MEMBERSHIP: our virtual pod's membership changed
+ *	(&amdgpu_ualink_hw_funcs.member answers anew); src_data[0] unused
+ * @AMDGPU_UALINK_IV_PEER_OFFLINE: the accelerator in src_data[0] went
+ *	offline (reset, link down): its connection ends, requests to it
+ *	fail with -ENOLINK, and what it held of ours, or we of its, goes
+ * @AMDGPU_UALINK_IV_PEER_ONLINE: the accelerator in src_data[0] is back
+ *
+ * The kind is in src_data[1] of the IV entry (&struct amdgpu_iv_entry) of
+ * an interrupt from the IP's IH client and source ID
+ * (&amdgpu_ualink_hw_funcs.irq_client, &amdgpu_ualink_hw_funcs.irq_src).
+ * Any other kind is logged and ignored.
+ */
+enum amdgpu_ualink_iv {
+	AMDGPU_UALINK_IV_MESSAGE,
+	AMDGPU_UALINK_IV_SHOOTDOWN,
+	AMDGPU_UALINK_IV_MEMBERSHIP,
+	AMDGPU_UALINK_IV_PEER_OFFLINE,
+	AMDGPU_UALINK_IV_PEER_ONLINE,
+};
+
+/**
  * struct amdgpu_ualink_hw_funcs - what a UALink IP's enablement provides
  *
  * Everything register-level: the core and this glue do the rest.

@@ -296,6 +296,7 @@ struct fake_node {
 	struct fake_node *peer;
 	u16 id;
 	bool irq_on;
+	bool expelled;		/* our IP says the peer left our virtual pod */
 	int irq_sets;
 	int hw_inits;
 	int hw_finis;
@@ -437,7 +438,9 @@ static bool fake_vpod(struct amdgpu_device *adev, u32 *vpod_id, u32 *vpod_size)
 
 static bool fake_member(struct amdgpu_device *adev, u16 peer)
 {
-	return peer == fake_node(adev)->peer->id;
+	struct fake_node *self = fake_node(adev);
+
+	return peer == self->peer->id && !READ_ONCE(self->expelled);
 }
 
 static int fake_allow(struct amdgpu_device *adev, u16 importer, u64 npa,

@@ -1220,6 +1220,142 @@ static void ualink_vehicle_suspend_unpins(struct kunit *test)
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 }
 
+static bool vehicle_is_offline(enum amdgpu_ualink_conn_state st)
+{
+	return st == AMDGPU_UALINK_CONN_OFFLINE;
+}
+
+/* Until @node's connection to @peer is (@offline) or is not OFFLINE. */
+static void vehicle_wait_offline(struct kunit *test, struct fake_node *node,
+				 u16 peer, bool offline)
+{
+	unsigned long end = jiffies + 10 * HZ;
+	enum amdgpu_ualink_conn_state st;
+	u64 gen;
+
+	do {
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_peer_state(node->adev.ualink->udev.mbox,
+								    peer, &st, &gen), 0);
+		if (offline == vehicle_is_offline(st))
+			return;
+		usleep_range(5000, 10000);
+	} while (time_before(jiffies, end));
+	KUNIT_FAIL(test, "connection to %u: state %d", peer, st);
+}
+
+/* Until @node no longer lets @importer into its range. */
+static void vehicle_wait_denied_bit(struct kunit *test, struct fake_node *node,
+				    u16 importer)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (test_bit(importer, node->allowed) && time_before(jiffies, end))
+		usleep_range(5000, 10000);
+	KUNIT_EXPECT_FALSE(test, test_bit(importer, node->allowed));
+}
+
+static void vehicle_stay_members(void *data)
+{
+	struct fake_node *a = data;
+
+	WRITE_ONCE(a->expelled, false);
+	WRITE_ONCE(a->peer->expelled, false);
+}
+
+/*
+ * Pod events reach the core only through the IP's interrupt, as the IP
+ * raises them: a peer offline kills our imports from it and refuses new
+ * ones with -ENOLINK until it is back online; a membership change takes an
+ * importer that left our virtual pod out of our access set and kills our
+ * imports from an exporter that left it. Each is shown working before.
+ */
+static void ualink_vehicle_pod_events(struct kunit *test)
+{
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *imp;
+	int denies;
+	u32 ga, gb;
+
+	vehicle_pair(test, &a, &b);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vehicle_stay_members,
+							a), 0);
+	fa = vehicle_open(test, a);
+	fb = vehicle_open(test, b);
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	h = vehicle_export(test, fa, ga);
+
+	/* A goes offline, as B's IP reports it */
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &gb), 0);
+	imp = vehicle_bo(test, fb, gb);
+	KUNIT_EXPECT_NE(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+	fake_raise(b, a->id, AMDGPU_UALINK_IV_PEER_OFFLINE);
+	vehicle_wait_dead(test, imp);
+	vehicle_wait_offline(test, b, a->id, true);
+	KUNIT_EXPECT_EQ(test, vehicle_import(test, fb, h, &gb), -ENOLINK);
+
+	/* and back */
+	fake_raise(b, a->id, AMDGPU_UALINK_IV_PEER_ONLINE);
+	vehicle_wait_offline(test, b, a->id, false);
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &gb), 0);
+	imp = vehicle_bo(test, fb, gb);
+	KUNIT_EXPECT_NE(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+	KUNIT_EXPECT_TRUE(test, test_bit(b->id, a->allowed));
+
+	/* B leaves A's virtual pod, as A's IP reports it: A denies B */
+	denies = atomic_read(&a->denies);
+	WRITE_ONCE(a->expelled, true);
+	fake_raise(a, b->id, AMDGPU_UALINK_IV_MEMBERSHIP);
+	vehicle_wait_denied_bit(test, a, b->id);
+	KUNIT_EXPECT_GT(test, atomic_read(&a->denies), denies);
+
+	/* and A leaves B's, as B's IP reports it: B's import dies */
+	KUNIT_EXPECT_NE(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+	WRITE_ONCE(b->expelled, true);
+	fake_raise(b, a->id, AMDGPU_UALINK_IV_MEMBERSHIP);
+	vehicle_wait_dead(test, imp);
+}
+
+/*
+ * A revocation may hold an imported buffer's last GEM reference (its last
+ * handle went while the revocation waited for the reservation), and the
+ * buffer's end takes the core's revoke lock, which is held around the
+ * revocation: that reference is dropped on the core's workqueue, and the
+ * buffer then goes as it would have, its range released to the exporter.
+ */
+static void ualink_vehicle_revoke_last_reference(struct kunit *test)
+{
+	struct amdgpu_ualink_dev *udev;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *imp;
+	u32 ga, gb;
+
+	vehicle_pair(test, &a, &b);
+	udev = &b->adev.ualink->udev;
+	fa = vehicle_open(test, a);
+	fb = vehicle_open(test, b);
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, vehicle_export(test, fa, ga),
+					     &gb), 0);
+	imp = vehicle_bo(test, fb, gb);
+	/* the revocation's reference, which its handle's going left last */
+	drm_gem_object_get(&imp->tbo.base);
+	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	KUNIT_ASSERT_EQ(test, kref_read(&imp->tbo.base.refcount), 1);
+	KUNIT_EXPECT_TRUE(test, test_bit(b->id, a->allowed));
+
+	mutex_lock(&udev->revoke_lock);
+	amdgpu_ualink_put_later(b->adev.ualink, imp);
+	mutex_unlock(&udev->revoke_lock);
+	amdgpu_ualink_dev_flush(udev);
+	vehicle_wait_denied_bit(test, a, b->id);
+}
+
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_import),
 	KUNIT_CASE_SLOW(ualink_vehicle_gem_ioctls),
@@ -1232,6 +1368,8 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_unpins),
+	KUNIT_CASE_SLOW(ualink_vehicle_pod_events),
+	KUNIT_CASE_SLOW(ualink_vehicle_revoke_last_reference),
 	{}
 };
 

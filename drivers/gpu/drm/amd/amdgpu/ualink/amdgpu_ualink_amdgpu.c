@@ -241,6 +241,11 @@ struct amdgpu_ualink_bo {
 	 * address in its entries (&amdgpu_ualink_hw_funcs.gpuvm_addr)
 	 */
 	u64 gpuvm_offset;
+	/**
+	 * @gpuvm_pte: the IP's bits in the entries that map the import
+	 * (within &amdgpu_ualink_hw_funcs.gpuvm_pte_mask)
+	 */
+	u64 gpuvm_pte;
 	/** @slot: the import's dma-buf */
 	struct amdgpu_ualink_dmabuf_slot slot;
 };
@@ -673,24 +678,33 @@ static void amdgpu_ualink_import_bo_param(struct amdgpu_bo_param *bp,
  * carry. The range must also be aligned as the exporter's allocator aligns
  * whole ranges (amdgpu_ualink_window_alignment()): GPUVM picks 2 MiB and
  * 1 GiB entries from the virtual address alone, and such an entry needs an
- * address aligned as well. Returns 0 and the offset from NPA to address,
- * or -ERANGE.
+ * address aligned as well. The entries' address field must hold every
+ * address of the range as it is (amdgpu_gmc_set_pte_pde() would mask the
+ * rest away, and so reach other memory), and the IP may set only its own
+ * bits. Returns 0, the offset from NPA to address and the IP's entry
+ * bits, or -ERANGE.
  */
 static int amdgpu_ualink_gpuvm_range(struct amdgpu_ualink *ualink,
 				     struct amdgpu_ualink_import *imp,
-				     u64 *offset)
+				     struct amdgpu_ualink_bo *ub)
 {
-	u64 addr;
+	u64 align = amdgpu_ualink_window_alignment(imp->size);
+	u64 field = ualink->adev->gmc.pte_addr_mask | AMDGPU_GPU_PAGE_MASK;
+	u64 addr, last, pte = 0;
 	int ret;
 
-	if (!IS_ALIGNED(imp->npa, amdgpu_ualink_window_alignment(imp->size)))
+	if (!IS_ALIGNED(imp->npa, align))
 		return -ERANGE;
-	ret = ualink->hw->gpuvm_addr(ualink->adev, imp->npa, imp->size, &addr);
+	ret = ualink->hw->gpuvm_addr(ualink->adev, imp->npa, imp->size, &addr,
+				     &pte);
 	if (ret)
 		return ret;
-	if (!IS_ALIGNED(addr, amdgpu_ualink_window_alignment(imp->size)))
+	if (check_add_overflow(addr, imp->size - 1, &last) ||
+	    !IS_ALIGNED(addr, align) || (last & ~field) ||
+	    (pte & ~ualink->hw->gpuvm_pte_mask))
 		return -ERANGE;
-	*offset = addr - imp->npa;
+	ub->gpuvm_offset = addr - imp->npa;
+	ub->gpuvm_pte = pte;
 	return 0;
 }
 
@@ -719,7 +733,7 @@ static struct amdgpu_bo *amdgpu_ualink_import_bo(struct amdgpu_ualink *ualink,
 	kref_init(&ub->ref);
 	ub->imp = imp;
 	ub->dead = amdgpu_ualink_npa_pool_dead_alloc();
-	ret = ub->dead ? amdgpu_ualink_gpuvm_range(ualink, imp, &ub->gpuvm_offset) :
+	ret = ub->dead ? amdgpu_ualink_gpuvm_range(ualink, imp, ub) :
 			 -ENOMEM;
 	if (ret) {
 		kref_put(&ub->ref, amdgpu_ualink_bo_free);
@@ -943,14 +957,23 @@ struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 }
 
 /**
- * amdgpu_ualink_gpuvm_pte_flags - the GPUVM flags of a fabric address
- * @adev: the device mapping an imported buffer
+ * amdgpu_ualink_gpuvm_pte - the UALink IP's bits in an import's entries
+ * @abo: an imported buffer, in %AMDGPU_PL_NPA
+ * @flags: the entry flags amdgpu_vm_bo_update() computed, the GMC's
+ *	get_vm_pte() included
  *
- * Returns: &amdgpu_ualink_hw_funcs.gpuvm_pte_flags, 0 without UALink.
+ * Replaces the bits of &amdgpu_ualink_hw_funcs.gpuvm_pte_mask in @flags
+ * by those the IP gave for the import: its fabric marker, and the memory
+ * type and snoop bits, which the GMC sets as for system memory.
  */
-u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev)
+void amdgpu_ualink_gpuvm_pte(struct amdgpu_bo *abo, u64 *flags)
 {
-	return adev->ualink ? adev->ualink->hw->gpuvm_pte_flags : 0;
+	struct amdgpu_device *adev = amdgpu_ttm_adev(abo->tbo.bdev);
+
+	if (!adev->ualink || !abo->ualink)
+		return;
+	*flags = (*flags & ~adev->ualink->hw->gpuvm_pte_mask) |
+		 abo->ualink->gpuvm_pte;
 }
 
 /**
@@ -1324,6 +1347,20 @@ static const struct amdgpu_ip_block_version amdgpu_ualink_ip_block = {
 	.funcs = &amdgpu_ualink_ip_funcs,
 };
 
+/*
+ * The bits of a GPUVM entry that amdgpu sets for every mapping, which the
+ * IP may not decide: valid, system, TMZ, access, fragment, the address
+ * field (bits 47:12 from GFX9 to GFX12), PRT and the PDE-as-PTE marker.
+ */
+static u64 amdgpu_ualink_amdgpu_pte_bits(struct amdgpu_device *adev)
+{
+	return AMDGPU_PTE_VALID | AMDGPU_PTE_SYSTEM | AMDGPU_PTE_TMZ |
+	       AMDGPU_PTE_EXECUTABLE | AMDGPU_PTE_READABLE |
+	       AMDGPU_PTE_WRITEABLE | AMDGPU_PTE_FRAG(0x1fULL) |
+	       GENMASK_ULL(47, 12) | AMDGPU_PTE_PRT_FLAG(adev) |
+	       AMDGPU_PDE_PTE_FLAG(adev);
+}
+
 /**
  * amdgpu_ualink_ip_block_add - add the UALink IP block to a device
  * @adev: a device whose IP discovery found a UALink IP
@@ -1342,7 +1379,8 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 
 	if (adev->ualink)
 		return -EEXIST;
-	if (!hw->allow || !hw->deny || !hw->shootdown)
+	if (!hw->allow || !hw->deny || !hw->shootdown ||
+	    (hw->gpuvm_pte_mask & amdgpu_ualink_amdgpu_pte_bits(adev)))
 		return -EINVAL;
 	ualink = drmm_kzalloc(adev_to_drm(adev), sizeof(*ualink), GFP_KERNEL);
 	if (!ualink)

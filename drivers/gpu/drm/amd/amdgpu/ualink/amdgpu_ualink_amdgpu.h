@@ -114,22 +114,31 @@ struct amdgpu_ualink_hw_funcs {
 	/** @irq_src: its source ID */
 	unsigned int irq_src;
 	/**
-	 * @gpuvm_addr: the address GPUVM page-table entries carry for the
-	 * NPA range @npa, @size of an import, in @addr (the range's bytes
-	 * follow from there). An NPA has 51 bits and a GPUVM entry's address
-	 * field fewer (bits 47:12 on GFX9 to GFX12): how the IP routes such
-	 * an address to its fabric port is its business, and an address is
-	 * never masked to fit. Returns 0, or -ERANGE when this GPU's page
-	 * tables cannot reach the range: the import then fails with -ERANGE.
+	 * @gpuvm_addr: how GPUVM page-table entries reach the NPA range
+	 * @npa, @size of an import: the address they carry for its first
+	 * byte, in @addr (the range's bytes follow from there), and the
+	 * entry bits that mark them as fabric addresses, in @pte. An NPA
+	 * has 51 bits and a GPUVM entry's address field fewer (bits 47:12
+	 * on GFX9 to GFX12): how the IP routes such an address to its
+	 * fabric port is its business, and an address is never masked to
+	 * fit. Returns 0, or -ERANGE when this GPU's page tables cannot
+	 * reach the range. The import also fails with -ERANGE when the
+	 * range's addresses do not fit the entries' address field
+	 * (&amdgpu_gmc.pte_addr_mask) or @pte has a bit outside
+	 * @gpuvm_pte_mask.
 	 */
 	int (*gpuvm_addr)(struct amdgpu_device *adev, u64 npa, u64 size,
-			  u64 *addr);
+			  u64 *addr, u64 *pte);
 	/**
-	 * @gpuvm_pte_flags: what marks a GPUVM page-table entry as a fabric
-	 * (NPA) address rather than local VRAM, ORed into the entries that
-	 * map an imported buffer
+	 * @gpuvm_pte_mask: the bits of a GPUVM entry the IP decides for an
+	 * imported buffer: its fabric marker, and the memory type (MTYPE)
+	 * and snoop bits, which the GMC would otherwise set as for system
+	 * memory. They replace what the GMC's get_vm_pte() put there. The
+	 * bits amdgpu owns (valid, system, TMZ, access, fragment, the
+	 * address field, PRT, PDE-as-PTE) are refused by
+	 * amdgpu_ualink_ip_block_add().
 	 */
-	u64 gpuvm_pte_flags;
+	u64 gpuvm_pte_mask;
 };
 
 #if IS_ENABLED(CONFIG_DRM_AMDGPU_UALINK)
@@ -152,7 +161,7 @@ struct dma_buf *amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo,
 					       int flags);
 struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 						      struct dma_buf *dma_buf);
-u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev);
+void amdgpu_ualink_gpuvm_pte(struct amdgpu_bo *abo, u64 *flags);
 u64 amdgpu_ualink_gpuvm_offset(struct amdgpu_bo *abo);
 
 #else
@@ -210,9 +219,8 @@ amdgpu_ualink_gem_prime_import(struct drm_device *dev, struct dma_buf *dma_buf)
 	return NULL;
 }
 
-static inline u64 amdgpu_ualink_gpuvm_pte_flags(struct amdgpu_device *adev)
+static inline void amdgpu_ualink_gpuvm_pte(struct amdgpu_bo *abo, u64 *flags)
 {
-	return 0;
 }
 
 static inline u64 amdgpu_ualink_gpuvm_offset(struct amdgpu_bo *abo)

@@ -281,7 +281,17 @@ static void ualink_amdgpu_import_bo(struct kunit *test)
  */
 #define FAKE_IRQ_CLIENT		0
 #define FAKE_IRQ_SRC		0xf0
-#define FAKE_GPUVM_FABRIC	BIT_ULL(56)
+/*
+ * The fake IP's GPUVM side: addresses 64 GiB above the NPAs (never the
+ * identity, so that an entry that carries the NPA is seen), a fabric
+ * marker in bit 52 (free on GFX9), memory type UC (3) and no snoop, which
+ * the GMC would set otherwise for a placement that is not VRAM.
+ */
+#define FAKE_GPUVM_OFFSET	BIT_ULL(36)
+#define FAKE_GPUVM_FABRIC	BIT_ULL(52)
+#define FAKE_GPUVM_MASK		(FAKE_GPUVM_FABRIC | AMDGPU_PTE_SNOOPED | \
+				 AMDGPU_PTE_MTYPE_VG10_MASK)
+#define FAKE_GPUVM_PTE		(FAKE_GPUVM_FABRIC | AMDGPU_PTE_MTYPE_VG10_SHIFT(3ULL))
 #define FAKE_A			3
 #define FAKE_B			700
 
@@ -297,6 +307,7 @@ struct fake_node {
 	u16 id;
 	bool irq_on;
 	bool expelled;		/* our IP says the peer left our virtual pod */
+	u64 gpuvm_pte_extra;	/* ORed into the entry bits our IP gives */
 	int irq_sets;
 	int hw_inits;
 	int hw_finis;
@@ -493,16 +504,15 @@ static int fake_irq_set(struct amdgpu_device *adev, bool enable)
 }
 
 /*
- * GPUVM reaches the fabric through addresses below 2^48, the width of
- * GFX9's entries, where this fake IP puts the NPAs of accelerators 0 to
- * 127 as they are; those of 128 and up it cannot reach.
+ * GPUVM reaches the fabric 64 GiB above the NPA, whatever the NPA: from
+ * accelerator 128 on (bit 48 set) that does not fit GFX9's address field,
+ * which only the glue checks.
  */
 static int fake_gpuvm_addr(struct amdgpu_device *adev, u64 npa, u64 size,
-			   u64 *addr)
+			   u64 *addr, u64 *pte)
 {
-	if (npa + size > BIT_ULL(48))
-		return -ERANGE;
-	*addr = npa;
+	*addr = npa + FAKE_GPUVM_OFFSET;
+	*pte = FAKE_GPUVM_PTE | READ_ONCE(fake_node(adev)->gpuvm_pte_extra);
 	return 0;
 }
 
@@ -523,7 +533,7 @@ static const struct amdgpu_ualink_hw_funcs fake_hw = {
 	.irq_client = FAKE_IRQ_CLIENT,
 	.irq_src = FAKE_IRQ_SRC,
 	.gpuvm_addr = fake_gpuvm_addr,
-	.gpuvm_pte_flags = FAKE_GPUVM_FABRIC,
+	.gpuvm_pte_mask = FAKE_GPUVM_MASK,
 };
 
 static void fake_node_fini(void *data)
@@ -602,7 +612,8 @@ static int fake_import(struct fake_node *importer, struct fake_node *exporter)
 }
 
 /*
- * The UALink IP block through amdgpu's life cycle: added, sw_init (core,
+ * The UALink IP block through amdgpu's life cycle: added (not when the IP
+ * claims GPUVM entry bits amdgpu sets), sw_init (core,
  * NPA manager, interrupt source), hw_init (interrupt enabled, active),
  * mailbox round trips between the two devices through their interrupt
  * sources, a shootdown request, suspend and resume, a GPU reset, hw_fini
@@ -612,12 +623,32 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 {
 	struct fake_node *a = fake_node_create(test, "ualink-fake-a", FAKE_A);
 	struct fake_node *b = fake_node_create(test, "ualink-fake-b", FAKE_B);
+	static const u64 owned[] = {
+		AMDGPU_PTE_VALID, AMDGPU_PTE_SYSTEM, AMDGPU_PTE_TMZ,
+		AMDGPU_PTE_EXECUTABLE, AMDGPU_PTE_READABLE,
+		AMDGPU_PTE_WRITEABLE, AMDGPU_PTE_FRAG(1ULL), BIT_ULL(12),
+		BIT_ULL(47), AMDGPU_PTE_PRT, AMDGPU_PDE_PTE,
+	};
 	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
+	struct amdgpu_ualink_hw_funcs *bad;
 	struct amdgpu_ualink *ualink;
+	unsigned int i;
 	int messages;
 
 	a->peer = b;
 	b->peer = a;
+
+	/* an IP that claims GPUVM entry bits amdgpu sets is not added */
+	bad = kunit_kmalloc(test, sizeof(*bad), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	for (i = 0; i < ARRAY_SIZE(owned); i++) {
+		*bad = fake_hw;
+		bad->gpuvm_pte_mask |= owned[i];
+		KUNIT_EXPECT_EQ_MSG(test, amdgpu_ualink_ip_block_add(&a->adev, bad),
+				    -EINVAL, "mask %#llx", bad->gpuvm_pte_mask);
+	}
+	KUNIT_EXPECT_EQ(test, a->adev.num_ip_blocks, 0);
+	KUNIT_EXPECT_NULL(test, a->adev.ualink);
 
 	/* added: the state exists, the core does not yet */
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ip_block_add(&a->adev, &fake_hw), 0);
@@ -641,8 +672,6 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, ttm_manager_type(&a->adev.mman.bdev,
 						   AMDGPU_PL_NPA),
 			    &ualink->pool.manager);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_gpuvm_pte_flags(&a->adev),
-			FAKE_GPUVM_FABRIC);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_OFFLINE);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_state"), "unconfigured\n");

@@ -699,15 +699,21 @@ static void vehicle_probe_reset(struct vehicle_deny_probe *p, u64 va)
 	atomic_set(&p->unwalked, 0);
 }
 
+/* Until @count reaches @n. */
+static void vehicle_wait_count(struct kunit *test, atomic_t *count, int n)
+{
+	unsigned long end = jiffies + 10 * HZ;
+
+	while (atomic_read(count) < n && time_before(jiffies, end))
+		usleep_range(5000, 10000);
+	KUNIT_EXPECT_EQ(test, atomic_read(count), n);
+}
+
 /* Until the exporter denied the importer @n times since the probe was reset. */
 static void vehicle_wait_denied(struct kunit *test, struct vehicle_deny_probe *p,
 				int n)
 {
-	unsigned long end = jiffies + 10 * HZ;
-
-	while (atomic_read(&p->denies) < n && time_before(jiffies, end))
-		usleep_range(5000, 10000);
-	KUNIT_EXPECT_EQ(test, atomic_read(&p->denies), n);
+	vehicle_wait_count(test, &p->denies, n);
 }
 
 static void vehicle_deny_probe_off(void *data)
@@ -789,8 +795,8 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 	struct amdgpu_bo *imp;
 	unsigned int i, level;
 	u32 ga, gb, ga2, gb2;
+	int ret, denies;
 	u64 npa, e;
-	int ret;
 
 	vehicle_pair_ids(test, &a, &b, c->exporter, 5);
 	fa = vehicle_open(test, a);
@@ -811,6 +817,18 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 					AMDGPU_GEM_DOMAIN_VRAM,
 					AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
 		h = vehicle_export(test, fa, ga);
+		if (c->reachable && !i) {
+			/*
+			 * B's IP gives a bit outside its mask: refused, the
+			 * grant given back (A denies B), then imported
+			 */
+			denies = atomic_read(&a->denies);
+			WRITE_ONCE(b->gpuvm_pte_extra, AMDGPU_PTE_SYSTEM);
+			KUNIT_EXPECT_EQ(test, vehicle_import(test, fb, h, &gb),
+					-ERANGE);
+			WRITE_ONCE(b->gpuvm_pte_extra, 0);
+			vehicle_wait_count(test, &a->denies, denies + 1);
+		}
 		ret = vehicle_import(test, fb, h, &gb);
 		if (!c->reachable) {
 			KUNIT_EXPECT_EQ(test, ret, -ERANGE);
@@ -829,8 +847,10 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_VALID);
 		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_READABLE);
 		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_WRITEABLE);
-		KUNIT_EXPECT_TRUE(test, e & FAKE_GPUVM_FABRIC);
-		KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL, npa);
+		/* the IP's address and bits, not the NPA and the GMC's */
+		KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL,
+				npa + FAKE_GPUVM_OFFSET);
+		KUNIT_EXPECT_EQ(test, e & FAKE_GPUVM_MASK, FAKE_GPUVM_PTE);
 
 		/* A's buffer goes: B's import is revoked, and so its entry */
 		vehicle_probe_reset(probe, maps[i].va);
@@ -859,7 +879,8 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 		e = vehicle_walk(test, &b->adev, &fpriv->vm,
 				 va_next + (u64)i * SZ_1G, &level);
 		KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_VALID);
-		KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL, npa);
+		KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL,
+				npa + FAKE_GPUVM_OFFSET);
 		e = vehicle_walk(test, &b->adev, &fpriv->vm, maps[i].va, &level);
 		KUNIT_EXPECT_FALSE(test, e & AMDGPU_PTE_VALID);
 

@@ -82,7 +82,10 @@
  * Export side: a GEM handle names an &amdgpu_bo; userptr, imported,
  * doorbell, GTT-only, UALink-imported, VM_ALWAYS_VALID and encrypted (TMZ)
  * buffers are refused with -EPERM; an export is made under
- * &drm_device.object_name_lock while the buffer has a handle; an exported
+ * &drm_device.object_name_lock while the buffer has a handle, after the
+ * buffer was pinned outside that lock (every GEM handle operation of the
+ * device takes it; a pin waits for the reservation, interruptibly, and may
+ * evict); an exported
  * buffer is pinned in VRAM (not moved into its CPU-visible part) from its
  * export to its end (but across a system suspend), in the exporting
  * process, and its VRAM is walked with amdgpu_res_first() and
@@ -301,14 +304,19 @@ static void amdgpu_ualink_put(void *priv, void *obj)
  * visible. NO_CPU_ACCESS is lent to amdgpu_bo_pin() only, under the
  * reservation that guards the flags; CPU faults on the pinned buffer
  * outside the visible part then fail as for any pinned buffer.
+ *
+ * At export a signal ends the wait for the reservation (held by anyone
+ * for as long as they like); amdgpu_bo_pin() itself moves the buffer
+ * uninterruptibly, as every pin in amdgpu does.
  */
-static int amdgpu_ualink_pin(void *priv, void *obj)
+static int amdgpu_ualink_pin(void *priv, void *obj, bool intr)
 {
 	struct amdgpu_bo *abo = obj;
 	u64 flags;
 	int ret;
 
-	ret = amdgpu_bo_reserve(abo, true);
+	/* not amdgpu_bo_reserve(): a signal is no error to log */
+	ret = ttm_bo_reserve(&abo->tbo, intr, false, NULL);
 	if (ret)
 		return ret;
 	flags = abo->flags;

@@ -67,9 +67,11 @@ struct amdgpu_ualink_dev_ops {
 	/**
 	 * @pin: keep @obj resident in device memory while it is exported; 0
 	 * or -errno. The core holds a reference to @obj from before @pin
-	 * until after @unpin.
+	 * until after @unpin. With @intr (at export, in the exporter's
+	 * process) a signal may end the wait for @obj (-EINTR or
+	 * -ERESTARTSYS); not when the device resumes.
 	 */
-	int (*pin)(void *priv, void *obj);
+	int (*pin)(void *priv, void *obj, bool intr);
 	/** @unpin: undo @pin */
 	void (*unpin)(void *priv, void *obj);
 	/** @cursor: start @cur at the first chunk of pinned @obj's memory */
@@ -307,6 +309,11 @@ void amdgpu_ualink_dev_get_counts(struct amdgpu_ualink_dev *dev,
 void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
 			     struct drm_printer *p);
 
+int amdgpu_ualink_export_pin(struct amdgpu_ualink_dev *dev, void *obj);
+void amdgpu_ualink_export_unpin(struct amdgpu_ualink_dev *dev, void *obj);
+int amdgpu_ualink_export_install(struct amdgpu_ualink_dev *dev, void *obj,
+				 u64 size, void **slot, u64 handle[2],
+				 bool *pinned);
 int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 				u64 size, void **slot, u64 handle[2]);
 void *amdgpu_ualink_export_detach(struct amdgpu_ualink_dev *dev, void **slot);

@@ -28,8 +28,10 @@
  * the same answer for both, so that no one learns which handles exist.
  *
  * **Pinned from export to end.** amdgpu_ualink_export_create() pins the
- * buffer (&amdgpu_ualink_dev_ops.pin), in the exporter's process, and the
- * end of the export unpins it: exported memory stays where importers
+ * buffer (&amdgpu_ualink_dev_ops.pin), in the exporter's process (the
+ * ioctl pins it with amdgpu_ualink_export_pin() before the driver's handle
+ * lock, and amdgpu_ualink_export_install() makes the export under it),
+ * and the end of the export unpins it: exported memory stays where importers
  * find it, and the mailbox's worker, which answers importers, never waits
  * for a reservation or an eviction. The export holds a reference to the
  * buffer (&amdgpu_ualink_dev_ops.get) for as long, so a removal being
@@ -180,6 +182,130 @@ static struct amdgpu_ualink_export *export_find(struct amdgpu_ualink_dev *dev,
 }
 
 /**
+ * amdgpu_ualink_export_pin - pin a buffer for its export, ahead of it
+ * @dev: the exporting device
+ * @obj: the buffer
+ *
+ * Takes a reference (&amdgpu_ualink_dev_ops.get) and a pin
+ * (&amdgpu_ualink_dev_ops.pin) that amdgpu_ualink_export_install() takes
+ * over, or that amdgpu_ualink_export_unpin() drops. Pinning comes first so
+ * that it happens outside the locks the export is made under: it waits for
+ * the buffer's reservation and may evict other buffers.
+ *
+ * Context: process context, not with @obj reserved, not from the mailbox's
+ * callbacks.
+ * Returns: 0; -ENOENT when @obj is being freed; the driver's pin error
+ * (-ENOMEM, -ENOSPC, -EINTR, -ERESTARTSYS, ...).
+ */
+int amdgpu_ualink_export_pin(struct amdgpu_ualink_dev *dev, void *obj)
+{
+	int ret;
+
+	/*
+	 * Pinned from here to the end of the export, in the caller's
+	 * process: never on the mailbox's worker, which must not wait for a
+	 * reservation or an eviction.
+	 */
+	if (!dev->ops->get(dev->priv, obj))
+		return -ENOENT;
+	amdgpu_ualink_might_block();
+	ret = dev->ops->pin(dev->priv, obj, true);
+	if (ret)
+		dev->ops->put(dev->priv, obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_pin);
+
+/**
+ * amdgpu_ualink_export_unpin - drop a pin the export did not take over
+ * @dev: the exporting device
+ * @obj: the buffer amdgpu_ualink_export_pin() pinned
+ *
+ * Context: process context, not with @obj reserved (unpinning reserves it).
+ */
+void amdgpu_ualink_export_unpin(struct amdgpu_ualink_dev *dev, void *obj)
+{
+	dev->ops->unpin(dev->priv, obj);
+	dev->ops->put(dev->priv, obj);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_unpin);
+
+/**
+ * amdgpu_ualink_export_install - give a pinned buffer a UALink handle
+ * @dev: the exporting device
+ * @obj: the buffer, pinned by amdgpu_ualink_export_pin()
+ * @size: its size, a non-zero multiple of 4 KiB
+ * @slot: the driver's place in @obj for the export, NULL while it has none
+ * @handle: the handle, set on success
+ * @pinned: true on entry; cleared when a new export took the pin over
+ *
+ * The handle of the buffer's export, made now if it has none. The export
+ * keeps @obj pinned until it ends; when the buffer had an export already,
+ * or on an error, @pinned stays set and the caller drops its pin with
+ * amdgpu_ualink_export_unpin(), after the locks it holds.
+ *
+ * Context: process context; waits for nothing but the device lock, so the
+ * driver may hold a lock of its own (the one under which a buffer's last
+ * handle goes).
+ * Returns: 0; -EINVAL for a bad size; -ENOMEM; an error of the handle
+ * table (-EBUSY, -E2BIG) when it cannot grow.
+ */
+int amdgpu_ualink_export_install(struct amdgpu_ualink_dev *dev, void *obj,
+				 u64 size, void **slot, u64 handle[2],
+				 bool *pinned)
+{
+	struct amdgpu_ualink_export *exp;
+	int ret = 0;
+
+	if (WARN_ON(!*pinned))
+		return -EINVAL;
+	if (!size || !IS_ALIGNED(size, AMDGPU_UALINK_NPA_PAGE_SIZE))
+		return -EINVAL;
+
+	mutex_lock(&dev->lock);
+	exp = *slot;
+	if (exp)	/* the buffer's export: the caller's pin is not needed */
+		goto out;
+	mutex_unlock(&dev->lock);
+	exp = kzalloc_obj(*exp, GFP_KERNEL_ACCOUNT);
+	if (!exp)
+		return -ENOMEM;
+	mutex_lock(&dev->lock);
+	if (*slot) {	/* made meanwhile */
+		kfree(exp);
+		exp = *slot;
+		goto out;
+	}
+	exp->obj = obj;
+	exp->size = size;
+	exp->pinned = true;
+	do {	/* 118 random bits: a repeat is all but impossible */
+		exp->handle[0] = (get_random_u64() &
+				  ~(u64)(AMDGPU_UALINK_MAX_ACCELS - 1)) | dev->id;
+		exp->handle[1] = get_random_u64();
+	} while ((!exp->handle[0] && !exp->handle[1]) ||
+		 __export_find(dev, exp->handle, true));
+	ret = rhashtable_insert_fast(&dev->exports, &exp->node, export_params);
+	if (ret) {
+		mutex_unlock(&dev->lock);
+		kfree(exp);
+		return ret;
+	}
+	list_add_tail(&exp->link, &dev->export_list);
+	dev->num_exports++;
+	dev->num_pins++;
+	*slot = exp;
+	*pinned = false;	/* the export's from now on */
+	trace_amdgpu_ualink_export_create(dev->id, exp->handle[0], size);
+out:
+	handle[0] = exp->handle[0];
+	handle[1] = exp->handle[1];
+	mutex_unlock(&dev->lock);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_export_install);
+
+/**
  * amdgpu_ualink_export_create - give a buffer a UALink handle
  * @dev: the exporting device
  * @obj: the buffer; the export takes a reference of its own
@@ -187,7 +313,9 @@ static struct amdgpu_ualink_export *export_find(struct amdgpu_ualink_dev *dev,
  * @slot: the driver's place in @obj for the export, NULL while it has none
  * @handle: the handle, set on success
  *
- * A new export pins @obj until it ends (&amdgpu_ualink_dev_ops.pin).
+ * amdgpu_ualink_export_pin() and amdgpu_ualink_export_install() in one,
+ * for a caller that holds no lock the pin must stay out of: a new export
+ * pins @obj until it ends (&amdgpu_ualink_dev_ops.pin).
  *
  * Context: process context, not with @obj reserved (pinning reserves it),
  * not from the mailbox's callbacks; may wait for @obj's reservation and
@@ -200,74 +328,19 @@ static struct amdgpu_ualink_export *export_find(struct amdgpu_ualink_dev *dev,
 int amdgpu_ualink_export_create(struct amdgpu_ualink_dev *dev, void *obj,
 				u64 size, void **slot, u64 handle[2])
 {
-	struct amdgpu_ualink_export *exp, *fresh;
-	int ret = 0;
+	bool pinned;
+	int ret;
 
 	if (!size || !IS_ALIGNED(size, AMDGPU_UALINK_NPA_PAGE_SIZE))
 		return -EINVAL;
-
-	mutex_lock(&dev->lock);
-	exp = *slot;
-	if (exp)
-		goto out;
-	mutex_unlock(&dev->lock);
-
-	/*
-	 * Pinned from here to the end of the export, in the caller's
-	 * process: never on the mailbox's worker, which must not wait for a
-	 * reservation or an eviction.
-	 */
-	if (!dev->ops->get(dev->priv, obj))
-		return -ENOENT;
-	amdgpu_ualink_might_block();
-	ret = dev->ops->pin(dev->priv, obj);
-	if (ret) {
-		dev->ops->put(dev->priv, obj);
+	ret = amdgpu_ualink_export_pin(dev, obj);
+	if (ret)
 		return ret;
-	}
-	fresh = kzalloc_obj(*fresh, GFP_KERNEL_ACCOUNT);
-	mutex_lock(&dev->lock);
-	exp = *slot;
-	if (exp || !fresh) {	/* made meanwhile, or no memory */
-		ret = exp ? 0 : -ENOMEM;
-		goto unpin;
-	}
-	exp = fresh;
-	fresh = NULL;
-	exp->obj = obj;
-	exp->size = size;
-	exp->pinned = true;
-	do {	/* 118 random bits: a repeat is all but impossible */
-		exp->handle[0] = (get_random_u64() &
-				  ~(u64)(AMDGPU_UALINK_MAX_ACCELS - 1)) | dev->id;
-		exp->handle[1] = get_random_u64();
-	} while ((!exp->handle[0] && !exp->handle[1]) ||
-		 __export_find(dev, exp->handle, true));
-	ret = rhashtable_insert_fast(&dev->exports, &exp->node, export_params);
-	if (ret) {
-		fresh = exp;
-		goto unpin;
-	}
-	list_add_tail(&exp->link, &dev->export_list);
-	dev->num_exports++;
-	dev->num_pins++;
-	*slot = exp;
-	trace_amdgpu_ualink_export_create(dev->id, exp->handle[0], size);
-out:
-	handle[0] = exp->handle[0];
-	handle[1] = exp->handle[1];
-	mutex_unlock(&dev->lock);
-	return ret;
-
-unpin:
-	if (exp && !ret) {
-		handle[0] = exp->handle[0];
-		handle[1] = exp->handle[1];
-	}
-	mutex_unlock(&dev->lock);
-	kfree(fresh);
-	dev->ops->unpin(dev->priv, obj);
-	dev->ops->put(dev->priv, obj);
+	pinned = true;
+	ret = amdgpu_ualink_export_install(dev, obj, size, slot, handle,
+					   &pinned);
+	if (pinned)
+		amdgpu_ualink_export_unpin(dev, obj);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_create);
@@ -755,7 +828,7 @@ unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev)
 		if (!obj)
 			break;
 		amdgpu_ualink_might_block();
-		ret = dev->ops->pin(dev->priv, obj);
+		ret = dev->ops->pin(dev->priv, obj, false);
 		mutex_lock(&dev->lock);
 		/* the export may have ended meanwhile: then the pin is not needed */
 		exp = ret ? NULL : export_find(dev, handle);

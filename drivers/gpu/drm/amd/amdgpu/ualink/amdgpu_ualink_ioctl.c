@@ -126,6 +126,7 @@ static int do_export(struct amdgpu_ualink_dev *udev,
 		     struct drm_file *file, struct drm_amdgpu_ualink_export *e)
 {
 	u64 size, handle[2];
+	bool pinned;
 	void **slot;
 	void *obj;
 	int ret;
@@ -133,11 +134,24 @@ static int do_export(struct amdgpu_ualink_dev *udev,
 	ret = gops->export_obj(gpriv, file, e->gem_handle, &obj, &size, &slot);
 	if (ret)
 		return ret;
-	if (gops->lock_handles(gpriv, obj))
-		ret = amdgpu_ualink_export_create(udev, obj, size, slot, handle);
-	else
-		ret = -ENOENT;	/* its last handle went meanwhile */
-	gops->unlock_handles(gpriv, obj);
+	/*
+	 * Pinned first, outside the handle lock, which every GEM handle
+	 * operation of the device takes: a pin waits for the buffer's
+	 * reservation and may evict. The export takes the pin over, or it is
+	 * dropped when the buffer has one, after the lock.
+	 */
+	ret = amdgpu_ualink_export_pin(udev, obj);
+	if (!ret) {
+		pinned = true;
+		if (gops->lock_handles(gpriv, obj))
+			ret = amdgpu_ualink_export_install(udev, obj, size, slot,
+							   handle, &pinned);
+		else
+			ret = -ENOENT;	/* its last handle went meanwhile */
+		gops->unlock_handles(gpriv, obj);
+		if (pinned)
+			amdgpu_ualink_export_unpin(udev, obj);
+	}
 	gops->put(gpriv, obj);
 	if (ret)
 		return ret;

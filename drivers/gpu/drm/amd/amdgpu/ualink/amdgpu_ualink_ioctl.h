@@ -35,7 +35,8 @@ struct amdgpu_ualink_gem_ops {
 	 * &drm_gem_object_funcs.handles_gone decides under) and say whether
 	 * @obj still has a handle. An export is made only under it, so that
 	 * one racing the last GEM_CLOSE is refused rather than left on a
-	 * buffer without handles.
+	 * buffer without handles; the buffer is pinned before, outside it
+	 * (a pin waits for the buffer's reservation and may evict).
 	 */
 	bool (*lock_handles)(void *priv, void *obj);
 	/** @unlock_handles: drop the lock @lock_handles took */

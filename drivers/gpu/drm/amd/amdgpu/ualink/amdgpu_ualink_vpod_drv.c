@@ -402,12 +402,12 @@ static void vpod_bo_put(void *priv, void *obj)
 	drm_gem_object_put(&bo->tbo.base);
 }
 
-static int vpod_bo_pin(void *priv, void *obj)
+static int vpod_bo_pin(void *priv, void *obj, bool intr)
 {
 	struct vpod_bo *bo = obj;
 	int ret;
 
-	ret = ttm_bo_reserve(&bo->tbo, false, false, NULL);
+	ret = ttm_bo_reserve(&bo->tbo, intr, false, NULL);
 	if (ret)
 		return ret;
 	ttm_bo_pin(&bo->tbo);

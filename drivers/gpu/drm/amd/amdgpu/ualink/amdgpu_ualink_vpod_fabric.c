@@ -879,7 +879,7 @@ static void heap_put(void *priv, void *obj)
 {
 }
 
-static int heap_pin(void *priv, void *obj)
+static int heap_pin(void *priv, void *obj, bool intr)
 {
 	struct amdgpu_ualink_vpod_node *node = priv;
 

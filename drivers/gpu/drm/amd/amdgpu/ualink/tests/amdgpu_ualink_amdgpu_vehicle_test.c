@@ -30,8 +30,10 @@
 #include <linux/dma-fence.h>
 #include <linux/fdtable.h>
 #include <linux/file.h>
+#include <linux/kthread.h>
 #include <linux/mman.h>
 #include <linux/pm_runtime.h>
+#include <linux/sched/signal.h>
 #include <linux/vmalloc.h>
 
 #include <kunit/test-bug.h>
@@ -1153,6 +1155,142 @@ static void ualink_vehicle_export_needs_handle(struct kunit *test)
 }
 
 /*
+ * A call of a client of the device on a thread of its own, which a signal
+ * may interrupt: an export, or a GEM handle made and closed.
+ */
+struct vehicle_caller {
+	struct fake_node *node;
+	struct drm_file *file;
+	u32 gem;	/* to export; 0: make and close a handle instead */
+	int ret;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int vehicle_caller_fn(void *data)
+{
+	struct vehicle_caller *c = data;
+	struct amdgpu_fpriv *fpriv = c->file->driver_priv;
+	struct drm_amdgpu_ualink args = {
+		.op = AMDGPU_UALINK_OP_EXPORT,
+		.u.exp.gem_handle = c->gem,
+	};
+	struct amdgpu_bo_param bp = {
+		.size = SZ_4K,
+		.byte_align = PAGE_SIZE,
+		.domain = AMDGPU_GEM_DOMAIN_VRAM,
+		.preferred_domain = AMDGPU_GEM_DOMAIN_VRAM,
+		.type = ttm_bo_type_device,
+		.bo_ptr_size = sizeof(struct amdgpu_bo),
+		.xcp_id_plus1 = fpriv->xcp_id + 1,
+	};
+	struct amdgpu_bo_user *ubo;
+	u32 handle;
+
+	allow_signal(SIGKILL);
+	if (c->gem) {
+		c->ret = amdgpu_ualink_ioctl_amdgpu(&c->node->adev.ddev, &args,
+						    c->file);
+	} else {
+		c->ret = amdgpu_bo_create_user(&c->node->adev, &bp, &ubo);
+		if (!c->ret) {
+			c->ret = drm_gem_handle_create(c->file, &ubo->bo.tbo.base,
+						       &handle);
+			drm_gem_object_put(&ubo->bo.tbo.base);
+		}
+		if (!c->ret)
+			c->ret = drm_gem_handle_delete(c->file, handle);
+	}
+	complete_all(&c->done);	/* waited for more than once */
+	return 0;
+}
+
+/* Waits for the call however long it takes: the test ends no earlier. */
+static void vehicle_caller_end(void *data)
+{
+	struct vehicle_caller *c = data;
+
+	wait_for_completion(&c->done);
+	put_task_struct(c->task);
+}
+
+static struct vehicle_caller *vehicle_call(struct kunit *test,
+					   struct fake_node *node,
+					   struct drm_file *file, u32 gem)
+{
+	struct vehicle_caller *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct task_struct *t;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	c->node = node;
+	c->file = file;
+	c->gem = gem;
+	init_completion(&c->done);
+	t = kthread_create(vehicle_caller_fn, c, "ualink-caller");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	c->task = get_task_struct(t);
+	wake_up_process(t);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_caller_end,
+							c), 0);
+	return c;
+}
+
+/*
+ * An export pins its buffer before it takes the lock under which DRM makes
+ * and drops every GEM handle of the device, and waits for the buffer's
+ * reservation interruptibly: while someone holds that reservation (for as
+ * long as they like), another client of the device still makes and closes
+ * handles, and a signal ends the export with nothing pinned or exported.
+ * The same export then succeeds once the reservation is free.
+ */
+static void ualink_vehicle_export_pin_unlocked(struct kunit *test)
+{
+	struct vehicle_caller *exp, *other;
+	struct drm_file *fa, *fo;
+	struct fake_node *a, *b;
+	unsigned long end;
+	struct amdgpu_bo *abo;
+	u32 ga;
+
+	vehicle_pair(test, &a, &b);
+	fa = vehicle_open(test, a);
+	fo = vehicle_open(test, a);	/* another client of A */
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	abo = vehicle_bo(test, fa, ga);
+
+	/* no KUnit assertion until the reservation is free again */
+	dma_resv_lock(abo->tbo.base.resv, NULL);
+	exp = vehicle_call(test, a, fa, ga);
+	end = jiffies + 10 * HZ;	/* until the export sleeps */
+	while (task_is_running(exp->task) && !completion_done(&exp->done) &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_FALSE(test, completion_done(&exp->done));
+
+	other = vehicle_call(test, a, fo, 0);
+	KUNIT_EXPECT_TRUE_MSG(test, wait_for_completion_timeout(&other->done,
+								10 * HZ),
+			      "a GEM handle call waited for another client's export");
+	KUNIT_EXPECT_EQ(test, other->ret, 0);
+
+	send_sig(SIGKILL, exp->task, 1);
+	KUNIT_EXPECT_TRUE_MSG(test, wait_for_completion_timeout(&exp->done,
+								10 * HZ),
+			      "a signal did not end the export's wait");
+	KUNIT_EXPECT_TRUE_MSG(test, exp->ret == -EINTR || exp->ret == -ERESTARTSYS,
+			      "export: %d", exp->ret);
+	KUNIT_EXPECT_EQ(test, abo->tbo.pin_count, 0);
+	KUNIT_EXPECT_NULL(test, abo->ualink_export);
+	dma_resv_unlock(abo->tbo.base.resv);
+
+	wait_for_completion(&exp->done);
+	vehicle_export(test, fa, ga);
+	KUNIT_EXPECT_EQ(test, abo->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->udev.num_exports, 1);
+}
+
+/*
  * Pinned for importers, an export stays where it is in VRAM: it is not
  * moved into (nor marked for) the CPU-visible part, a few hundred MiB on
  * GPUs without a resizable BAR, as amdgpu_bo_pin() would do for a buffer
@@ -1387,6 +1525,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_allocates_nothing),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_ends_later),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),
+	KUNIT_CASE_SLOW(ualink_vehicle_export_pin_unlocked),
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_unpins),
 	KUNIT_CASE_SLOW(ualink_vehicle_pod_events),

@@ -187,7 +187,8 @@ static bool a_idle(void *arg)
  * An export is pinned from its creation to its end, by the exporter's
  * process; a failed pin fails the export. A suspend unpins it after the
  * device left the pod (the handle still resolves, importers are refused
- * with -EIO meanwhile) and the resume pins it again; one that cannot be
+ * with -EIO meanwhile) and the resume pins it again (a signal may end
+ * the wait of the first pin, not that of the resume); one that cannot be
  * pinned again keeps refusing, and its end does not unpin it twice.
  */
 static void export_pinned_at_export(struct kunit *test)
@@ -206,6 +207,7 @@ static void export_pinned_at_export(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->num_exports, 0);
 	o->pin_error = 0;
 	tpod_export(pod, A, o, h);
+	KUNIT_EXPECT_TRUE(test, o->pin_intr);	/* in the exporter's process */
 	tpod_export(pod, A, o2, h2);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	KUNIT_EXPECT_EQ(test, o->refs, 1);
@@ -230,6 +232,7 @@ static void export_pinned_at_export(struct kunit *test)
 	/* resume: pinned again, but o2, which cannot be */
 	o2->pin_error = -ENOMEM;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_repin_all(a), 1);
+	KUNIT_EXPECT_FALSE(test, o->pin_intr);	/* a resume is not interrupted */
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	KUNIT_EXPECT_EQ(test, o2->pins, 0);
 	KUNIT_EXPECT_EQ(test, a->num_pins, 1);

@@ -38,6 +38,7 @@ struct fake_drv {
 	bool no_fds;	/* the fd table is full */
 	bool closing;	/* the last handle goes while an export looks it up */
 	bool closed[4];	/* handles closed */
+	int pins_locked[4];	/* the buffer's pins when the handle lock was taken */
 	struct mutex handle_lock;	/* object_name_lock */
 };
 
@@ -79,9 +80,12 @@ static bool f_lock_handles(void *priv, void *obj)
 	unsigned int i;
 
 	mutex_lock(&f->handle_lock);
-	for (i = 0; i < ARRAY_SIZE(f->objs); i++)
-		if (f->objs[i] == obj)
+	for (i = 0; i < ARRAY_SIZE(f->objs); i++) {
+		if (f->objs[i] == obj) {
+			f->pins_locked[i] = f->objs[i]->pins;
 			return !f->closed[i];
+		}
+	}
 	return false;
 }
 
@@ -293,6 +297,16 @@ static void ioctl_export_import(struct kunit *test)
 	args.u.exp.gem_handle = 1;
 	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
 	KUNIT_EXPECT_EQ(test, args.u.exp.handle.lo & AMDGPU_UALINK_HANDLE_ACCEL_ID_MASK, A);
+	/* pinned before the handle lock, the pin the export's */
+	KUNIT_EXPECT_EQ(test, fa->pins_locked[0], 1);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->pins, 1);
+	/* again: the same export, the new pin taken and dropped */
+	args.u.exp.handle.lo = 0;
+	args.u.exp.handle.hi = 0;
+	KUNIT_ASSERT_EQ(test, ioctl(fa, &args), 0);
+	KUNIT_EXPECT_EQ(test, fa->pins_locked[0], 2);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->pins, 1);
+	KUNIT_EXPECT_EQ(test, tpod_node(pod, A)->dev->num_exports, 1);
 
 	imp = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT };
 	imp.u.imp.handle = args.u.exp.handle;
@@ -343,6 +357,10 @@ static void ioctl_export_after_close(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, fa->objs[0]->slot);
 	KUNIT_EXPECT_EQ(test, tpod_node(pod, A)->dev->num_exports, 0);
 	KUNIT_EXPECT_EQ(test, args.u.exp.handle.lo, 0);
+	/* pinned before the handle lock, and the pin dropped with the export */
+	KUNIT_EXPECT_EQ(test, fa->pins_locked[0], 1);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->pins, 0);
+	KUNIT_EXPECT_EQ(test, fa->objs[0]->refs, 0);
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
 }
 

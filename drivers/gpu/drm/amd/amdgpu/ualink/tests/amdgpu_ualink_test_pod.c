@@ -283,10 +283,11 @@ static void d_put(void *priv, void *obj)
 	o->refs--;
 }
 
-static int d_pin(void *priv, void *obj)
+static int d_pin(void *priv, void *obj, bool intr)
 {
 	struct tobj *o = obj;
 
+	o->pin_intr = intr;
 	if (o->pin_error)
 		return o->pin_error;
 	/* the core holds a reference for as long as it pins */
@@ -304,9 +305,12 @@ static void d_unpin(void *priv, void *obj)
 	unsigned int ranges;
 	u64 bytes;
 
-	/* the other pinned buffers may have a range each, this one none */
+	/*
+	 * the last pin: the other pinned buffers may have a range each, this
+	 * one none (an export's pin taken again and dropped leaves it one)
+	 */
 	amdgpu_ualink_window_usage(&self->dev->window, &bytes, &ranges);
-	if (ranges >= self->pinned)
+	if (o->pins == 1 && ranges >= self->pinned)
 		atomic_inc(&self->bad_unpins);
 	if (o->refs < o->pins)
 		atomic_inc(&self->bad_unpins);

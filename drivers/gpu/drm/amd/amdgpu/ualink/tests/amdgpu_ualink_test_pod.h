@@ -57,6 +57,7 @@ struct tobj {
 	/* taken by the core's get: for a pin, and for imports of our own */
 	int refs;
 	int pin_error;	/* what pinning it returns, when not 0 */
+	bool pin_intr;	/* the last pin could be interrupted by a signal */
 	bool dead;	/* an import's buffer, revoked */
 	/* an import's buffer: GPU work on it, from tpod_job(), or NULL */
 	struct dma_fence *job;

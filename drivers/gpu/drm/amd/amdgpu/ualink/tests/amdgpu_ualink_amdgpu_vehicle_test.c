@@ -347,9 +347,10 @@ static struct drm_file *vehicle_open(struct kunit *test, struct fake_node *node)
  * A user buffer as DRM_IOCTL_AMDGPU_GEM_CREATE makes it
  * (amdgpu_gem_object_create()), and its GEM handle, but for the clearing of
  * VRAM at creation and at release, which needs a ring this device has not.
+ * No KUnit assertion: a thread of the test's own may call it.
  */
-static u32 vehicle_gem_create(struct kunit *test, struct drm_file *file,
-			      u64 size, u32 domain, u64 flags)
+static int vehicle_gem_make(struct drm_file *file, u64 size, u32 domain,
+			    u64 flags, u32 *handle)
 {
 	struct amdgpu_fpriv *fpriv = file->driver_priv;
 	struct amdgpu_bo_param bp = {
@@ -363,13 +364,23 @@ static u32 vehicle_gem_create(struct kunit *test, struct drm_file *file,
 		.xcp_id_plus1 = fpriv->xcp_id + 1,
 	};
 	struct amdgpu_bo_user *ubo;
+	int ret;
+
+	ret = amdgpu_bo_create_user(drm_to_adev(file->minor->dev), &bp, &ubo);
+	if (ret)
+		return ret;
+	ret = drm_gem_handle_create(file, &ubo->bo.tbo.base, handle);
+	drm_gem_object_put(&ubo->bo.tbo.base);
+	return ret;
+}
+
+static u32 vehicle_gem_create(struct kunit *test, struct drm_file *file,
+			      u64 size, u32 domain, u64 flags)
+{
 	u32 handle;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_bo_create_user(drm_to_adev(file->minor->dev),
-						    &bp, &ubo), 0);
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_create(file, &ubo->bo.tbo.base,
-						    &handle), 0);
-	drm_gem_object_put(&ubo->bo.tbo.base);
+	KUNIT_ASSERT_EQ(test, vehicle_gem_make(file, size, domain, flags,
+					       &handle), 0);
 	return handle;
 }
 
@@ -1170,21 +1181,10 @@ struct vehicle_caller {
 static int vehicle_caller_fn(void *data)
 {
 	struct vehicle_caller *c = data;
-	struct amdgpu_fpriv *fpriv = c->file->driver_priv;
 	struct drm_amdgpu_ualink args = {
 		.op = AMDGPU_UALINK_OP_EXPORT,
 		.u.exp.gem_handle = c->gem,
 	};
-	struct amdgpu_bo_param bp = {
-		.size = SZ_4K,
-		.byte_align = PAGE_SIZE,
-		.domain = AMDGPU_GEM_DOMAIN_VRAM,
-		.preferred_domain = AMDGPU_GEM_DOMAIN_VRAM,
-		.type = ttm_bo_type_device,
-		.bo_ptr_size = sizeof(struct amdgpu_bo),
-		.xcp_id_plus1 = fpriv->xcp_id + 1,
-	};
-	struct amdgpu_bo_user *ubo;
 	u32 handle;
 
 	allow_signal(SIGKILL);
@@ -1192,12 +1192,8 @@ static int vehicle_caller_fn(void *data)
 		c->ret = amdgpu_ualink_ioctl_amdgpu(&c->node->adev.ddev, &args,
 						    c->file);
 	} else {
-		c->ret = amdgpu_bo_create_user(&c->node->adev, &bp, &ubo);
-		if (!c->ret) {
-			c->ret = drm_gem_handle_create(c->file, &ubo->bo.tbo.base,
-						       &handle);
-			drm_gem_object_put(&ubo->bo.tbo.base);
-		}
+		c->ret = vehicle_gem_make(c->file, SZ_4K,
+					  AMDGPU_GEM_DOMAIN_VRAM, 0, &handle);
 		if (!c->ret)
 			c->ret = drm_gem_handle_delete(c->file, handle);
 	}

@@ -11,12 +11,19 @@ set -uo pipefail
 o=$OUT/kunit-uml
 log=$RES/kunit-uml.log
 mkdir -p "$o"
+rm -f "$RES/kunit-uml.tests" "$RES/kunit-uml.json"
 (cd "$TREE" && python3 tools/testing/kunit/kunit.py run \
+	--json="$RES/kunit-uml.json" \
 	--kunitconfig=drivers/gpu/drm/amd/amdgpu/ualink/.kunitconfig \
 	--build_dir="$o" --jobs="$JOBS" \
 	--make_options "CC=ccache gcc" --make_options "HOSTCC=ccache gcc") \
 	2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
-# TTM's suites are counted apart from ours
-"$REPO/tooling/ktap-counts.sh" kunit-uml "$log" "$rc" 'ttm_.*'
+# Every case against tests/expected/kunit-uml.list (TTM's suites, the
+# anchors, by suite); kunit.py failing with no case failed is a failure.
+"$REPO/tooling/results.py" kunit "$RES/kunit-uml.json" \
+	"$REPO/tests/expected/kunit-uml.list" 'ttm_.*' > "$RES/kunit-uml.tests"
+grep -q '^fail' "$RES/kunit-uml.tests" || [ "$rc" -eq 0 ] ||
+	result kunit-uml fail test kunit-uml:kunit.py "kunit.py exited with $rc; see $log"
+tier_done kunit-uml
 

@@ -120,18 +120,31 @@ wait_for() {
 	! kill -0 "$1" 2>/dev/null
 }
 
-# counts TIER PASSED FAILED SKIPPED: record a tier's result for `make check`.
+# counts TIER PASSED FAILED SKIPPED: record the result of a tool that is
+# not a tier of `make check` (series-check).
 counts() {
 	echo "$2 $3 $4" > "$RES/$1"
 	echo "== $1: $2 passed, $3 failed, $4 skipped"
 }
 
-# anchors TIER P F S: the part of TIER's counts that is not ours: other
-# subsystems' tests that run beside ours (TTM's KUnit suites, which check
-# the TTM patch; vgem's PRIME anchor). make check reports them apart.
-anchors() {
-	echo "$2 $3 $4" > "$RES/$1.anchors"
-	echo "== $1, of which anchors: $2 passed, $3 failed, $4 skipped"
+# The tiers of `make check` record one line per result in $RES/TIER.tests
+# (tooling/results.py says what the fields are); make check adds them up.
+# result TIER STATUS KIND ID [NOTE]: append one.
+result() {
+	printf '%s\t%s\t%s\t%s\n' "$2" "$3" "$4" "${5:-}" >> "$RES/$1.tests"
+}
+
+# tier_done TIER: print what TIER recorded; true when nothing failed and
+# nothing of ours was skipped.
+tier_done() {
+	awk -F'\t' -v t="$1" '{ n[$1]++; k[$2 == "static" ? "static" : "tests"]++ }
+		$1 == "skip" && $2 == "test" { bad = 1 }
+		END {
+			printf "== %s: %d passed, %d failed, %d skipped (%d tests, %d static checks)\n",
+			       t, n["pass"], n["fail"], n["skip"], k["tests"], k["static"]
+			exit (n["fail"] > 0 || bad || NR == 0)
+		}' "$RES/$1.tests" 2>/dev/null ||
+		{ [ -s "$RES/$1.tests" ] || echo "== $1: recorded nothing"; return 1; }
 }
 
 # owned_sources: the C sources and headers we own, relative to the tree.

@@ -12,14 +12,24 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 run=$OUT/pod-test
-"$REPO/tooling/vm-kernel.sh" || exit 1
-make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" || exit 1
+rm -f "$RES/pod-test.tests"
+fail_all() {	# fail_all WHAT: every expected assertion fails
+	echo "pod-test: FAIL: $1" >&2
+	: > "$OUT/pod-none"
+	"$REPO/tooling/results.py" expect "$REPO/tests/expected/pod-test.list" pod: \
+		"$OUT/pod-none" > "$RES/pod-test.tests"
+	result pod-test fail static "build: $1"
+	tier_done pod-test
+	exit 1
+}
+"$REPO/tooling/vm-kernel.sh" || fail_all "the debug guest kernel did not build"
+make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" || fail_all "tools/ualink did not build"
 mkdir -p "$OUT/pod"
 ccache gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
 	-I"$REPO/tools/ualink" -I"$REPO/include/uapi/drm" \
 	$(pkg-config --cflags libdrm) -o "$OUT/pod/ualink_pod" \
 	"$REPO/tests/pod/ualink_pod.c" "$OUT/tools/libualink.a" \
-	$(pkg-config --libs libdrm) || exit 1
+	$(pkg-config --libs libdrm) || fail_all "ualink_pod did not build"
 
 rm -rf "$run"
 mkdir -p "$run/xchg"
@@ -76,38 +86,41 @@ for g in a b b2; do
 		     END { if (last != "") print last }'
 done
 
-# Counts: every check a guest's program made, and per guest that its
-# kernel said nothing (B's first life: up to its death, from the console).
+# Results: every assertion a guest's program made ("pod: ok: ID: ..."),
+# as GUEST.ID, and per guest that its kernel said nothing (B's first life:
+# up to its death, from the console), each against
+# tests/expected/pod-test.list: one that never printed (its guest died, its
+# program stopped early) fails by name. An ID printed twice counts once.
 # what each program printed: its own file (no kernel line can cut into it)
 # when the guest finished, the console for the one that was killed
-printed() {
-	local g
-	for g in a b b2; do
-		if [ -f "$run/$g/share/rc" ]; then
-			cat "$run/$g/share/output.log"
-		else
-			cat "$run/$g.log" 2>/dev/null
-		fi
-	done
+printed() {	# printed GUEST
+	if [ -f "$run/$1/share/rc" ]; then
+		cat "$run/$1/share/output.log"
+	else
+		cat "$run/$1.log" 2>/dev/null
+	fi
 }
-pass=$(printed | grep -ac '^pod: ok:')
-fail=$(printed | grep -ac '^pod: FAIL')
+rep=$run/reported
+: > "$rep"
 for g in a b b2; do
+	printed $g | awk -v g=$g '$1 == "pod:" && ($2 == "ok:" || $2 == "FAIL:") {
+		id = $3; sub(/:$/, "", id)
+		print ($2 == "ok:" ? "pass" : "fail"), g "." id }' >> "$rep"
 	if [ -f "$run/$g/reports.txt" ] && [ ! -s "$run/$g/reports.txt" ]; then
-		pass=$((pass + 1))
+		echo "pass $g.kernel-log-clean" >> "$rep"
 	else
 		echo "pod-test: FAIL: guest $g's kernel log shows reports (or it never booted)" >&2
-		fail=$((fail + 1))
+		echo "fail $g.kernel-log-clean" >> "$rep"
 	fi
 done
-[ -e "$run/xchg/killed" ] && pass=$((pass + 1)) ||
-	{ echo "pod-test: FAIL: guest B was not killed mid-loop" >&2; fail=$((fail + 1)); }
-[ "$ra" = 0 ] && pass=$((pass + 1)) ||
-	{ echo "pod-test: FAIL: guest A exited with $ra" >&2; fail=$((fail + 1)); }
-[ "$rb2" = 0 ] && pass=$((pass + 1)) ||
-	{ echo "pod-test: FAIL: guest B's second life exited with $rb2" >&2; fail=$((fail + 1)); }
+[ -e "$run/xchg/killed" ] && echo "pass b.killed-mid-loop" >> "$rep" ||
+	{ echo "pod-test: FAIL: guest B was not killed mid-loop" >&2; echo "fail b.killed-mid-loop" >> "$rep"; }
+[ "$ra" = 0 ] && echo "pass a.exit-0" >> "$rep" ||
+	{ echo "pod-test: FAIL: guest A exited with $ra" >&2; echo "fail a.exit-0" >> "$rep"; }
+[ "$rb2" = 0 ] && echo "pass b2.exit-0" >> "$rep" ||
+	{ echo "pod-test: FAIL: guest B's second life exited with $rb2" >&2; echo "fail b2.exit-0" >> "$rep"; }
 echo "pod-test: guest A exit $ra, guest B killed (exit $rb), guest B again exit $rb2; $((end - start)) s in all"
-mkdir -p "$RES"
-echo "$pass $fail 0" > "$RES/pod-test"
-echo "pod-test: $pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+rm -f "$RES/pod-test.tests"
+"$REPO/tooling/results.py" expect "$REPO/tests/expected/pod-test.list" pod: "$rep" \
+	> "$RES/pod-test.tests"
+tier_done pod-test

@@ -440,6 +440,12 @@ void wait_no_leaks(unsigned int timeout_ms)
 		     vpod.accel[bad].id, timeout_ms);
 }
 
+void vpod_fini(unsigned int timeout_ms)
+{
+	vpod_cleanup();
+	wait_no_leaks(timeout_ms);
+}
+
 void wait_state(unsigned int id, const char *state, unsigned int timeout_ms)
 {
 	static struct vpod_accel accel[VPOD_MAX_ACCELS];

@@ -215,6 +215,11 @@ void wait_peek_error(unsigned int accel, uint64_t npa, int err,
 		     unsigned int timeout_ms);
 /* every node back to its baseline (0 for DRM nodes) within @timeout_ms */
 void wait_no_leaks(unsigned int timeout_ms);
+/*
+ * the last fixture of every program: clean up what its subtests left, then
+ * wait_no_leaks(@timeout_ms)
+ */
+void vpod_fini(unsigned int timeout_ms);
 void wait_state(unsigned int id, const char *state, unsigned int timeout_ms);
 
 /* recorded settings, restored by vpod_cleanup() */

@@ -59,11 +59,17 @@
 static const char *dir;
 static int failures;
 
-static void check(int ok, const char *fmt, ...)
+/*
+ * One assertion: "pod: ok: ID: what" or "pod: FAIL: ID: what". ID is
+ * stable (no handle, no timing): the host matches each guest's IDs
+ * against tests/expected/pod-test.list.
+ */
+static void __attribute__((format(printf, 3, 4)))
+check(int ok, const char *id, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("pod: %s: ", ok ? "ok" : "FAIL");
+	printf("pod: %s: %s: ", ok ? "ok" : "FAIL", id);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -209,11 +215,14 @@ static void show_counts(const char *when, unsigned int id)
 static void check_zero(unsigned int id)
 {
 	static const char *const names[] = { "exports", "grants", "pins", "imports" };
+	char tag[32];
 	unsigned int i;
 
-	for (i = 0; i < 4; i++)
-		check(count(id, names[i]) == 0, "accelerator %u: %s back to 0",
-		      id, names[i]);
+	for (i = 0; i < 4; i++) {
+		snprintf(tag, sizeof(tag), "acc%u-%s-zero", id, names[i]);
+		check(count(id, names[i]) == 0, tag,
+		      "accelerator %u: %s back to 0", id, names[i]);
+	}
 }
 
 static void put(const char *name, const char *text)
@@ -368,8 +377,12 @@ static unsigned int filled_buffer(int fd, unsigned int seed)
 	return gem;
 }
 
-/* Import @text's handle on @fd; returns the GEM handle, *@dmabuf its fd. */
-static unsigned int import(int fd, const char *text, int *dmabuf)
+/*
+ * Import @text's handle on @fd, asserted as @tag; returns the GEM handle,
+ * *@dmabuf its fd.
+ */
+static unsigned int import(int fd, const char *text, int *dmabuf,
+			   const char *tag)
 {
 	struct drm_amdgpu_ualink_handle h;
 	unsigned int gem;
@@ -377,7 +390,7 @@ static unsigned int import(int fd, const char *text, int *dmabuf)
 
 	ualink_handle_parse(text, &h);
 	ret = try_import(fd, text, dmabuf);
-	check(!ret, "import of %s (accelerator %u's): %s", text,
+	check(!ret, tag, "import of %s (accelerator %u's): %s", text,
 	      ualink_handle_accel(h), ret ? ualink_strerror(ret) : "done");
 	if (ret)
 		exit(1);
@@ -408,7 +421,7 @@ static void cpu_check(int fd, unsigned int gem)
 	map = mmap(NULL, BUF_SIZE, PROT_READ, MAP_SHARED, fd, m.offset);
 	if (map == MAP_FAILED)
 		die("mmap", errno);
-	check(!mismatch(map + BUF_SIZE / 8, BUF_SIZE / 2, 0xb),
+	check(!mismatch(map + BUF_SIZE / 8, BUF_SIZE / 2, 0xb), "cpu-map-shows-peer-writes",
 	      "a CPU mapping of our buffer shows B's bytes too: %s",
 	      verdict(0, map + BUF_SIZE / 8, BUF_SIZE / 2, 0xb));
 	munmap(map, BUF_SIZE);
@@ -437,33 +450,34 @@ static void guest_a(void)
 
 	short_timeout(0);
 	short_timeout(1);
-	check(vpod_move_refused(),
+	check(vpod_move_refused(), "move-vpod-refused",
 	      "moving an accelerator to another virtual pod is refused (EOPNOTSUPP): the other kernel would not hear of it");
 	show_counts("before", 0);
 	gem0 = filled_buffer(fd0, 0xa);
-	check(export(fd0, gem0, text) == 0, "accelerator 0 exported %s", text);
+	check(export(fd0, gem0, text) == 0, "export-0", "accelerator 0 exported %s", text);
 	put("a.handle", text);
 
 	/* 1: both ways through the fabric */
 	get("b.handle", line, sizeof(line));
 	show_counts("while B holds an import", 0);
-	check(count(0, "grants") == 1, "accelerator 0 grants its buffer to B's importer");
+	check(count(0, "grants") == 1, "grant-to-b",
+	      "accelerator 0 grants its buffer to B's importer");
 	memset(buf, 0, sizeof(buf));
 	ret = gpu_access(fd0, gem0, 0, buf, BUF_SIZE, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE / 2, 0xa),
+	check(!ret && !mismatch(buf, BUF_SIZE / 2, 0xa), "own-lower-half-intact",
 	      "lower half of our buffer still ours");
-	check(!ret && !mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb),
+	check(!ret && !mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb), "fabric-write-from-b",
 	      "upper half of our buffer holds what guest B wrote through the fabric (%zu words differ)",
 	      mismatch(buf + BUF_SIZE / 8, BUF_SIZE / 2, 0xb));
 	cpu_check(fd0, gem0);
-	imp = import(fd1, line, &dmabuf);
+	imp = import(fd1, line, &dmabuf, "import-b");
 	memset(buf, 0, sizeof(buf));
 	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE, 0xc),
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xc), "acc1-reads-b",
 	      "accelerator 1 reads guest B's buffer through the fabric: %s",
 	      verdict(ret, buf, BUF_SIZE, 0xc));
 	show_counts("holding B's buffer", 1);
-	check(count(1, "imports") == 1, "accelerator 1 holds one import");
+	check(count(1, "imports") == 1, "acc1-holds-import", "accelerator 1 holds one import");
 	put("a.done", "1");
 
 	/* 2, 3: B dies; nobody tells us */
@@ -472,27 +486,33 @@ static void guest_a(void)
 	show_counts("after B died", 0);
 	show_counts("after B died", 1);
 	grants = count(0, "grants");
-	check(peer_stat(0, 3, "npa_req", "received") >= 4,
+	check(peer_stat(0, 3, "npa_req", "received") >= 4, "b-loop-reached-a",
 	      "guest B's loop reached accelerator 0: %lld first imports from accelerator 3",
 	      peer_stat(0, 3, "npa_req", "received"));
-	check(grants >= 1,
+	check(grants >= 1, "grant-to-dead-guest-kept",
 	      "accelerator 0 still counts %ld grant(s) to the dead guest: nothing told it",
 	      grants);
+	/*
+	 * Until it learns of the loss, the import stands: the dead guest's
+	 * memory and page tables are still in the region, and a read shows
+	 * what B last wrote (the fault once it knows is asserted below).
+	 */
+	memset(buf, 0, sizeof(buf));
 	ret = gpu_access(fd1, imp, 0, buf, 4096, 0);
-	printf("pod: accelerator 1's access to its import of the dead guest's buffer, before it knows: %s\n",
-	       ret ? strerror(-ret) :
-	       "still reads (the dead guest's memory and tables are still in the region)");
+	check(!ret && !mismatch(buf, 4096, 0xc), "dead-buffer-reads-until-known",
+	      "accelerator 1's import of the dead guest's buffer, before it knows: %s",
+	      verdict(ret, buf, 4096, 0xc));
 
 	/* accelerator 0 asks the dead accelerator 2 for a buffer */
 	get("b.handle2", line, sizeof(line));
 	t = now_s();
 	ret = try_import(fd0, line, &dmabuf2);
-	check(ret == -ETIMEDOUT || ret == -ENOLINK,
+	check(ret == -ETIMEDOUT || ret == -ENOLINK, "import-from-dead-acc2-fails",
 	      "accelerator 0: importing accelerator 2's buffer fails after %.1f s: %s",
 	      now_s() - t, ret ? ualink_strerror(ret) : "it worked");
 	if (!ret)
 		close(dmabuf2);
-	check(wait_count(0, "grants", grants - 1) == grants - 1,
+	check(wait_count(0, "grants", grants - 1) == grants - 1, "dead-acc2-grant-revoked",
 	      "accelerator 0 found accelerator 2 lost and revoked its grant: %ld left (accelerator 3's, if the loop held one)",
 	      count(0, "grants"));
 	show_peer(0, 2);
@@ -501,7 +521,7 @@ static void guest_a(void)
 	get("b.handle3", line, sizeof(line));
 	t = now_s();
 	ret = try_import(fd1, line, &dmabuf2);
-	check(ret == -ETIMEDOUT || ret == -ENOLINK,
+	check(ret == -ETIMEDOUT || ret == -ENOLINK, "import-from-dead-acc3-fails",
 	      "accelerator 1: importing accelerator 3's second buffer fails after %.1f s: %s",
 	      now_s() - t, ret ? ualink_strerror(ret) : "it worked");
 	if (!ret)
@@ -510,20 +530,20 @@ static void guest_a(void)
 	t = now_s();
 	while (!(ret = gpu_access(fd1, imp, 0, buf, 4096, 0)) && now_s() < t + 30)
 		usleep(50 * 1000);
-	check(ret == -ENODEV,
+	check(ret == -ENODEV, "dead-import-faults",
 	      "accelerator 1 found accelerator 3 lost and revoked its import: the GPU access faults (%s, %.1f s after the failed import)",
 	      ret ? strerror(-ret) : "it still reads", now_s() - t);
 	show_peer(1, 3);
 	drmCloseBufferHandle(fd1, imp);
 	close(dmabuf);
-	check(wait_count(1, "imports", 0) == 0,
+	check(wait_count(1, "imports", 0) == 0, "dead-import-released",
 	      "accelerator 1 holds no import any more");
 
 	/* the survivors keep working with each other */
 	get("a.handle", line, sizeof(line));
-	imp = import(fd1, line, &dmabuf);
+	imp = import(fd1, line, &dmabuf, "import-a");
 	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE / 2, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE / 2, 0xa),
+	check(!ret && !mismatch(buf, BUF_SIZE / 2, 0xa), "survivors-import-and-read",
 	      "accelerator 1 imports and reads accelerator 0's buffer meanwhile: %s",
 	      verdict(ret, buf, BUF_SIZE / 2, 0xa));
 	drmCloseBufferHandle(fd1, imp);
@@ -537,22 +557,22 @@ static void guest_a(void)
 	export(fd0, gem0b, text);
 	put("a.handle2", text);
 	get("b2.handle", line, sizeof(line));
-	check(boots(2) == 2 && boots(3) == 2,
+	check(boots(2) == 2 && boots(3) == 2, "second-boot-counted",
 	      "the region counts a second boot of accelerators 2 and 3 (%d, %d)",
 	      boots(2), boots(3));
 	show_counts("after B came back and imported the new buffer on 2 and 3", 0);
-	check(count(0, "grants") == 2,
+	check(count(0, "grants") == 2, "dead-grants-dropped",
 	      "accelerator 0 holds exactly the new guest's two grants: the dead guest's grants of the first buffer were dropped");
 	/* B's new lives went on from the ring indices its old ones left */
 	d[0] = show_peer(0, 2);
 	d[1] = show_peer(0, 3);
-	check(!d[0] && !d[1],
+	check(!d[0] && !d[1], "restart-rings-no-drop",
 	      "accelerator 0 dropped nothing of the restarted accelerators' rings (%lld, %lld)",
 	      d[0], d[1]);
-	imp = import(fd1, line, &dmabuf);
+	imp = import(fd1, line, &dmabuf, "import-restarted");
 	memset(buf, 0, sizeof(buf));
 	ret = gpu_access(fd1, imp, 0, buf, BUF_SIZE, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE, 0xd),
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xd), "acc1-reads-restarted",
 	      "accelerator 1 reads the restarted guest's buffer through the fabric: %s",
 	      verdict(ret, buf, BUF_SIZE, 0xd));
 	put("a.done2", "1");
@@ -584,27 +604,29 @@ static void guest_b(void)
 
 	show_counts("before", 2);
 	get("a.handle", line, sizeof(line));
-	imp = import(fd2, line, &dmabuf);
+	imp = import(fd2, line, &dmabuf, "import-a");
 	ret = gpu_access(fd2, imp, 0, buf, BUF_SIZE, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE, 0xa),
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xa), "acc2-reads-a",
 	      "accelerator 2 reads guest A's buffer through the fabric: %s",
 	      verdict(ret, buf, BUF_SIZE, 0xa));
 	fill(buf, BUF_SIZE / 2, 0xb);
 	ret = gpu_access(fd2, imp, BUF_SIZE / 2, buf, BUF_SIZE / 2, 1);
-	check(!ret, "accelerator 2 writes the upper half through the fabric");
+	check(!ret, "acc2-writes-a", "accelerator 2 writes the upper half through the fabric");
 	show_counts("holding A's buffer", 2);
 
 	gem3 = filled_buffer(fd3, 0xc);
-	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
+	check(export(fd3, gem3, text) == 3, "export-3", "accelerator 3 exported %s", text);
 	put("b.handle", text);
 	/* two more, which A asks for once we are dead */
-	check(export(fd2, gem_create(fd2), text) == 2, "accelerator 2 exported %s", text);
+	check(export(fd2, gem_create(fd2), text) == 2, "export-2-second",
+	      "accelerator 2 exported %s", text);
 	put("b.handle2", text);
-	check(export(fd3, gem_create(fd3), text) == 3, "accelerator 3 exported %s", text);
+	check(export(fd3, gem_create(fd3), text) == 3, "export-3-third",
+	      "accelerator 3 exported %s", text);
 	put("b.handle3", text);
 	get("a.done", line, sizeof(line));
 	show_counts("while A holds an import", 3);
-	check(count(3, "grants") == 1, "accelerator 3 grants its buffer to A's importer");
+	check(count(3, "grants") == 1, "grant-to-a", "accelerator 3 grants its buffer to A's importer");
 
 	/* 2: first imports and releases until the host kills us */
 	get("a.handle", line, sizeof(line));
@@ -640,18 +662,18 @@ static void guest_b2(void)
 	show_counts("before", 2);
 	show_counts("before", 3);
 	get("a.handle2", line, sizeof(line));
-	imp2 = import(fd2, line, &dmabuf2);
-	imp3 = import(fd3, line, &dmabuf3);
+	imp2 = import(fd2, line, &dmabuf2, "import-a-new-on-2");
+	imp3 = import(fd3, line, &dmabuf3, "import-a-new-on-3");
 	ret = gpu_access(fd2, imp2, 0, buf, BUF_SIZE, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE, 0xe),
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xe), "acc2-reads-a-new",
 	      "accelerator 2 reads guest A's new buffer through the fabric: %s",
 	      verdict(ret, buf, BUF_SIZE, 0xe));
 	gem3 = filled_buffer(fd3, 0xd);
-	check(export(fd3, gem3, text) == 3, "accelerator 3 exported %s", text);
+	check(export(fd3, gem3, text) == 3, "export-3", "accelerator 3 exported %s", text);
 	put("b2.handle", text);
 	get("a.done2", line, sizeof(line));
 	show_counts("while A holds an import", 3);
-	check(count(3, "grants") == 1, "accelerator 3 grants its buffer to A's importer");
+	check(count(3, "grants") == 1, "grant-to-a", "accelerator 3 grants its buffer to A's importer");
 
 	drmCloseBufferHandle(fd2, imp2);
 	close(dmabuf2);
@@ -668,7 +690,7 @@ static void guest_b2(void)
 	d[0] = show_peer(2, 0);
 	d[1] = show_peer(3, 0);
 	d[2] = show_peer(3, 1);
-	check(!d[0] && !d[1] && !d[2],
+	check(!d[0] && !d[1] && !d[2], "rings-no-drop",
 	      "accelerators 2 and 3 dropped nothing of guest A's rings (%lld, %lld, %lld)",
 	      d[0], d[1], d[2]);
 	show_counts("after", 2);

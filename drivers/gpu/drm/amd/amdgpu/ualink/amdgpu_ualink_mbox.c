@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
+#include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -843,6 +844,22 @@ void amdgpu_ualink_mbox_flush(struct amdgpu_ualink_mbox *mbox)
 	flush_workqueue(mbox->wq);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_flush);
+
+/**
+ * amdgpu_ualink_mbox_tick_now - run the timer work now and wait for it
+ * @mbox: the node
+ *
+ * For tests: what the timer work does once its period has passed
+ * (retransmissions, timeouts, queued messages written), without waiting
+ * for the period, so that a test can tell "nothing happened" from "nothing
+ * was due yet".
+ */
+void amdgpu_ualink_mbox_tick_now(struct amdgpu_ualink_mbox *mbox)
+{
+	mod_delayed_work(mbox->wq, &mbox->tick, 0);
+	flush_delayed_work(&mbox->tick);
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_mbox_tick_now);
 
 /**
  * amdgpu_ualink_mbox_fault - the node's fault-injection rules

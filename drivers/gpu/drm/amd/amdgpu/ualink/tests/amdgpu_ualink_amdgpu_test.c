@@ -24,7 +24,6 @@
 
 #include <kunit/device.h>
 #include <kunit/test.h>
-#include <linux/delay.h>
 #include <linux/kernfs.h>
 
 #include <drm/drm_ioctl.h>
@@ -33,6 +32,9 @@
 #include "amdgpu_drv.h"
 
 #include "amdgpu_ualink_test_pt.h"
+
+/* amdgpu_ualink_mbox_tick_now() */
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
 
 /*
  * A DRM device embedded at @offset of a zeroed struct of @size, on a
@@ -720,13 +722,12 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, b, "accel_state"), "unconfigured\n");
 	/*
 	 * and nothing touches B's IP: a doorbell (a late interrupt) and the
-	 * retransmissions of what B sent while leaving find the mailbox
-	 * quiesced (50 ms: the first retransmissions are due after 15)
+	 * timer work, which retransmits what B sent while leaving (made to
+	 * run, not waited for), find the mailbox quiesced
 	 */
 	amdgpu_ualink_mbox_doorbell(b->adev.ualink->udev.mbox, FAKE_A);
 	amdgpu_ualink_mbox_flush(b->adev.ualink->udev.mbox);
-	msleep(50);
-	amdgpu_ualink_mbox_flush(b->adev.ualink->udev.mbox);
+	amdgpu_ualink_mbox_tick_now(b->adev.ualink->udev.mbox);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->hw_off_calls), 0);
 	/* resume: back, and round trips work again */
 	KUNIT_EXPECT_EQ(test, fake_ip(b)->resume(&b->adev.ip_blocks[0]), 0);

@@ -20,6 +20,8 @@
 #include "amdgpu_ualink_test_pod.h"
 #include "../amdgpu_ualink_npa.h"
 
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+
 #define A	5
 #define B	900
 #define R	77	/* played by the test */
@@ -572,12 +574,12 @@ static void mbox_quiesce(struct kunit *test)
 	tpod_req_init(&r[2], B, A, 3);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, B), A, &r[2]), 0);
 	/*
-	 * A's worker ran for the doorbell; its timer had time for a few
-	 * retransmissions (the check holds whether or not they were due)
+	 * A's worker ran for the doorbell, and its timer work ran (made to,
+	 * not waited for), which writes a waiting queue once resumed (below):
+	 * neither called the transport.
 	 */
 	amdgpu_ualink_mbox_flush(ma);
-	msleep(50);
-	amdgpu_ualink_mbox_flush(ma);
+	amdgpu_ualink_mbox_tick_now(ma);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->hw_calls), calls);
 	KUNIT_EXPECT_FALSE(test, completion_done(&r[1].done));
 	KUNIT_EXPECT_EQ(test, tpod_handled(pod, A), 0);

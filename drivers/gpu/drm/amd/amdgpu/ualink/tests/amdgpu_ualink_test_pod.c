@@ -21,6 +21,9 @@
 #include "amdgpu_ualink_test_pt.h"
 #include "../amdgpu_ualink_npa.h"
 
+/* amdgpu_ualink_mbox_tick_now() */
+MODULE_IMPORT_NS("EXPORTED_FOR_KUNIT_TESTING");
+
 /*
  * The cases at pod scale (the symmetric heap, the mailbox benchmark) run
  * whole by default, as KUnit under UML runs them. The debug guest, where
@@ -790,13 +793,21 @@ bool tpod_wait_for(bool (*cond)(void *), void *arg, unsigned int ms)
 /*
  * How many @ev events @id's export/import layer heard of, once it heard of
  * @n or 10 s passed: callbacks run just after the mailbox lock is dropped,
- * so they may trail the failure of a request by a moment.
+ * so they may trail the failure of a request by a moment. With @n 0 (none
+ * expected), once @id's worker has run what is due: its timer work (made
+ * to run now) and the work queued so far, where the callbacks run; a
+ * count read at once could miss an event on its way.
  */
 int tpod_events(struct tpod *pod, u16 id, enum amdgpu_ualink_peer_event ev,
 		int n)
 {
 	atomic_t *count = &tpod_node(pod, id)->events[ev];
 	unsigned long timeout = jiffies + 10 * HZ;
+
+	if (!n && tpod_mbox(pod, id)) {
+		amdgpu_ualink_mbox_tick_now(tpod_mbox(pod, id));
+		amdgpu_ualink_mbox_flush(tpod_mbox(pod, id));
+	}
 
 	while (atomic_read(count) < n && time_before(jiffies, timeout))
 		usleep_range(500, 1000);

@@ -222,8 +222,13 @@ static void test_peer_offline(void)
 	expect_sysfs(1, "accel_state", "ready");
 	wait_exporter_clean(1, VPOD_FAULT_ASYNC_MS);
 
-	/* a new export imports; so does the old one, still exported */
+	/*
+	 * the calls it refused while offline now succeed (its own handle:
+	 * its own buffer); a new export imports; so does the old one, still
+	 * exported
+	 */
 	h2 = export_ok(fd1, later);
+	gpu_expect(fd1, import_gem(fd1, h, NULL), 0, SIZE, 76);
 	gpu_expect(fd0, import_gem(fd0, h2, NULL), 0, SIZE, 77);
 	gpu_expect(fd0, import_gem(fd0, h, NULL), 0, SIZE, 76);
 	igt_assert_eq_u64(count_of(1, C_GRANTS), 2);

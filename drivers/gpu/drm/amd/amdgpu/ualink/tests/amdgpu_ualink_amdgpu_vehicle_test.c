@@ -842,9 +842,12 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 			WRITE_ONCE(b->gpuvm_pte_extra, 0);
 			vehicle_wait_count(test, &a->denies, denies + 1);
 		}
+		denies = atomic_read(&a->denies);
 		ret = vehicle_import(test, fb, h, &gb);
 		if (!c->reachable) {
+			/* refused, and the grant A made given back */
 			KUNIT_EXPECT_EQ(test, ret, -ERANGE);
+			vehicle_wait_count(test, &a->denies, denies + 1);
 			continue;
 		}
 		KUNIT_ASSERT_EQ(test, ret, 0);
@@ -1363,6 +1366,12 @@ static void ualink_vehicle_suspend_unpins(struct kunit *test)
 	amdgpu_ualink_resume(&a->adev);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 	KUNIT_EXPECT_EQ(test, exp->tbo.resource->mem_type, TTM_PL_VRAM);
+	/* the refused call again, back in the pod: the same handle, one pin */
+	args.u.exp = (struct drm_amdgpu_ualink_export) { .gem_handle = ga };
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(fa->minor->dev, &args, fa), 0);
+	KUNIT_EXPECT_EQ(test, args.u.exp.handle.lo, h.lo);
+	KUNIT_EXPECT_EQ(test, args.u.exp.handle.hi, h.hi);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 	/* B's import died with A's leaving; the handle imports again */
 	vehicle_wait_dead(test, imp);
 	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);

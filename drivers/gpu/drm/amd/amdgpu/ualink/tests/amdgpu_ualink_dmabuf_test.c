@@ -110,13 +110,21 @@ static void dmabuf_test_exit(struct kunit *test)
 	flush_delayed_fput();
 }
 
-/* Nothing a CPU could map: every CPU path is refused. */
+/*
+ * Nothing a CPU could map: every CPU path is refused. vmap and mmap are
+ * refused by dma-buf itself, for any exporter without those ops: what is
+ * ours is that our ops have neither (checked first); the refusal of CPU
+ * access is our own op's.
+ */
 static void dmabuf_no_cpu_access(struct kunit *test)
 {
 	struct dmabuf_test *t = test->priv;
 	struct vm_area_struct vma = {};
 	struct iosys_map map;
 
+	KUNIT_EXPECT_FALSE(test, t->dma_buf->ops->vmap);
+	KUNIT_EXPECT_FALSE(test, t->dma_buf->ops->mmap);
+	KUNIT_EXPECT_TRUE(test, t->dma_buf->ops->begin_cpu_access);
 	KUNIT_EXPECT_EQ(test, dma_buf_vmap_unlocked(t->dma_buf, &map), -EINVAL);
 	KUNIT_EXPECT_EQ(test, dma_buf_mmap(t->dma_buf, &vma, 0), -EINVAL);
 	KUNIT_EXPECT_EQ(test, dma_buf_begin_cpu_access(t->dma_buf, DMA_BIDIRECTIONAL),

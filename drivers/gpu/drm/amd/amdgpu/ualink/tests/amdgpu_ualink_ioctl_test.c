@@ -328,8 +328,14 @@ static void ioctl_export_import(struct kunit *test)
 
 	args.u.exp = (struct drm_amdgpu_ualink_export) { .gem_handle = 9 };
 	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -ENOENT);
+	/*
+	 * The fake driver refuses it itself: this checks only that the core
+	 * passes a driver's refusal through, unchanged and without a pin
+	 * left (which rules refuse is amdgpu's, tested by its glue's suite).
+	 */
 	args.u.exp = (struct drm_amdgpu_ualink_export) { .gem_handle = 2 };
 	KUNIT_EXPECT_EQ(test, ioctl(fa, &args), -EPERM);
+	KUNIT_EXPECT_EQ(test, fa->objs[1]->pins, 0);
 
 	fake_release(fb);
 	fake_release(fa);

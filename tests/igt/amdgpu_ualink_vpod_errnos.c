@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The rare errnos of amdgpu_ualink.h, each forced through the uAPI on the
- * emulated pod: EIO (the exporter's IP refuses the grant), EINTR (a signal
- * during the wait), ENOMEM (every allocation of the call failed in turn
+ * emulated pod: EIO (the exporter's IP refuses the grant), ENETDOWN (in
+ * the middle of a GPU reset, which the emulated pod can hold), EINTR (a
+ * signal during the wait), ENOMEM (every allocation of the call failed in turn
  * with the kernel's failslab and /proc/thread-self/fail-nth), EMFILE
  * (RLIMIT_NOFILE) and ENFILE (fs.file-max, in a process without
  * CAP_SYS_ADMIN). Each subtest checks the errno, that the device still
@@ -144,6 +145,55 @@ static void test_eio(void)
 	}
 	igt_assert_eq(eio, 1);
 	batch_close(fd0, e, 2);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+/*
+ * ENETDOWN while resetting: accelerator 1 held in the middle of a GPU
+ * reset ("reset-begin") says so (INFO) and refuses an export, an import
+ * and a batch as a whole; once the reset ends, the same calls succeed,
+ * and its export from before the reset still imports elsewhere.
+ */
+static void test_enetdown_resetting(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), dmabuf, ret;
+	struct drm_amdgpu_ualink_handle h0, h1, out;
+	struct drm_amdgpu_ualink_batch_entry e = {};
+	struct drm_amdgpu_ualink_info info;
+	uint32_t later;
+
+	exported_buffer(fd0, SIZE, 45, &h0);
+	exported_buffer(fd1, SIZE, 46, &h1);
+	later = vram_create(fd1, SIZE);
+	gpu_fill(fd1, later, 0, SIZE, 47);
+
+	set_control(1, "reset-begin");
+	igt_assert_eq(ualink_info(fd1, &info), 0);
+	igt_assert_eq_u32(info.state, AMDGPU_UALINK_STATE_RESETTING);
+	igt_assert_eq(ualink_export(fd1, later, &out), -ENETDOWN);
+	dmabuf = -1;
+	ret = ualink_import(fd1, h0, 0, &dmabuf);
+	if (!ret)
+		vpod_track_fd(dmabuf);
+	igt_assert_eq(ret, -ENETDOWN);
+	e.handle = h0;
+	igt_assert_eq(ualink_import_batch(fd1, &e, 1, 0), -ENETDOWN);
+	igt_assert_eq_u32(e.gem_handle, 0);
+
+	set_control(1, "reset-end");
+	igt_assert_eq(ualink_info(fd1, &info), 0);
+	igt_assert_eq_u32(info.state, AMDGPU_UALINK_STATE_ACTIVE);
+	out = export_ok(fd1, later);
+	import_works(fd0, out, 47);
+	import_works(fd1, h0, 45);
+	memset(&e, 0, sizeof(e));
+	e.handle = h0;
+	igt_assert_eq(ualink_import_batch(fd1, &e, 1, 0), 0);
+	igt_assert_eq(e.error, 0);
+	gpu_expect(fd1, e.gem_handle, 0, 4096, 45);
+	batch_close(fd1, &e, 1);
+	import_works(fd0, h1, 46);
 	vpod_cleanup();
 	wait_no_leaks(VPOD_ASYNC_MS);
 }
@@ -548,6 +598,12 @@ igt_main
 	vpod_subtest("errno-eio") {
 		igt_set_timeout(SUBTEST_TIMEOUT, "errno-eio");
 		test_eio();
+	}
+
+	igt_describe("in a GPU reset: ENETDOWN for export, import and batch, then success");
+	vpod_subtest("errno-enetdown-resetting") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-enetdown-resetting");
+		test_enetdown_resetting();
 	}
 
 	igt_describe("a signal during the wait: EINTR, per entry in a batch");

@@ -35,6 +35,8 @@ static bool timeout_dirty[VPOD_MAX_ACCELS];
 static bool vpod_dirty[VPOD_MAX_ACCELS];
 static bool offline_dirty[VPOD_MAX_ACCELS];
 static bool reset_dirty[VPOD_MAX_ACCELS];
+/* left resetting by "reset-begin": the clean-up writes "reset-end" */
+static bool reset_held[VPOD_MAX_ACCELS];
 static bool initialised;
 
 /* time */
@@ -515,9 +517,13 @@ void set_control(unsigned int id, const char *what)
 		offline_dirty[id] = true;
 	else if (!online)
 		reset_dirty[id] = true;
+	if (!strcmp(what, "reset-begin"))
+		reset_held[id] = true;
 	node_write(id, "control", "%s", what);
 	if (online)
 		offline_dirty[id] = false;
+	if (!strcmp(what, "reset-end"))
+		reset_held[id] = false;
 }
 
 void vpod_mark_dirty(unsigned int id)
@@ -678,6 +684,9 @@ static void cleanup(bool in_subtest)
 		if (vpod_dirty[id])
 			warn_on(node_try_write(id, "vpod", "0"), id, "vpod 0",
 				&failed);
+		if (reset_held[id])
+			warn_on(node_try_write(id, "control", "reset-end"), id,
+				"reset-end", &failed);
 		if (offline_dirty[id])
 			warn_on(node_try_write(id, "control", "online"), id,
 				"online", &failed);
@@ -698,6 +707,7 @@ static void cleanup(bool in_subtest)
 	memset(vpod_dirty, 0, sizeof(vpod_dirty));
 	memset(offline_dirty, 0, sizeof(offline_dirty));
 	memset(reset_dirty, 0, sizeof(reset_dirty));
+	memset(reset_held, 0, sizeof(reset_held));
 	while (n_tracked)
 		close(tracked[--n_tracked]);
 	if (in_subtest)

@@ -229,7 +229,8 @@ void set_refuse_access(unsigned int id, unsigned int n);
 void clear_faults(void);
 void set_timeout(unsigned int id, unsigned int ms, unsigned int retries);
 void set_vpod(unsigned int id, unsigned int vpod_nr);
-void set_control(unsigned int id, const char *what);	/* reset/offline/online */
+/* "reset", "offline", "online", "reset-begin", "reset-end" (undone by clean-up) */
+void set_control(unsigned int id, const char *what);
 /*
  * Settings of node @id that another process (a child) may change: the next
  * clean-up clears its faults, restores its timeout and vPod and waits

@@ -282,7 +282,15 @@ unsigned int amdgpu_ualink_vpod_tlb_entries(struct amdgpu_ualink_vpod_node *node
 int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 				     u64 npa, void *buf, size_t size,
 				     bool write);
-int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node);
+/* what amdgpu_ualink_vpod_reset() does: all of a reset, or one end of it */
+enum amdgpu_ualink_vpod_reset_phase {
+	AMDGPU_UALINK_VPOD_RESET_WHOLE,
+	AMDGPU_UALINK_VPOD_RESET_BEGIN,
+	AMDGPU_UALINK_VPOD_RESET_END,
+};
+
+int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node,
+			     enum amdgpu_ualink_vpod_reset_phase phase);
 int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
 				   bool offline);
 void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,

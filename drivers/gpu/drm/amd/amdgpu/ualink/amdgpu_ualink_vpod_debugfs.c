@@ -60,7 +60,12 @@
  *	exports with their importers, imports, peers with connection state
  *	and generation, mailbox counters, NPA use, pins, TLB
  * ``node<id>/control``
- *	write ``reset`` (GPU reset), ``offline`` or ``online``
+ *	write ``reset`` (GPU reset), ``offline`` or ``online``; or
+ *	``reset-begin``, which leaves the accelerator ``resetting`` (its
+ *	uAPI answers ENETDOWN, peers are refused) until ``reset-end``
+ *	finishes the reset; ``reset`` and ``reset-begin`` fail with EBUSY
+ *	unless it is active, ``reset-end`` with EINVAL unless it is
+ *	resetting
  * ``node<id>/vpod``
  *	the accelerator's virtual pod number, 0 to 1023; write to move it
  *	(a larger number fails with EINVAL; in a pod that spans kernels,
@@ -202,7 +207,11 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 	if (IS_ERR(cmd))
 		return PTR_ERR(cmd);
 	if (!strcmp(cmd, "reset"))
-		ret = amdgpu_ualink_vpod_reset(node);
+		ret = amdgpu_ualink_vpod_reset(node, AMDGPU_UALINK_VPOD_RESET_WHOLE);
+	else if (!strcmp(cmd, "reset-begin"))
+		ret = amdgpu_ualink_vpod_reset(node, AMDGPU_UALINK_VPOD_RESET_BEGIN);
+	else if (!strcmp(cmd, "reset-end"))
+		ret = amdgpu_ualink_vpod_reset(node, AMDGPU_UALINK_VPOD_RESET_END);
 	else if (!strcmp(cmd, "offline"))
 		ret = amdgpu_ualink_vpod_set_offline(node, true);
 	else if (!strcmp(cmd, "online"))

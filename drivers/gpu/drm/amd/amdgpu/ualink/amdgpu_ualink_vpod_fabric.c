@@ -778,25 +778,46 @@ static void set_state(struct amdgpu_ualink_vpod_node *node, int state)
 		synchronize_rcu();
 }
 
+/* the end of a reset: what the fabric held dropped, the accelerator back */
+static void reset_finish(struct amdgpu_ualink_vpod_node *node)
+{
+	lockdep_assert_held(&node->control_lock);
+	amdgpu_ualink_dev_reset(&node->udev);
+	amdgpu_ualink_vpod_tlb_flush(node, 0, U64_MAX);
+	set_state(node, AMDGPU_UALINK_VPOD_ACTIVE);
+}
+
 /**
  * amdgpu_ualink_vpod_reset - a GPU reset of an accelerator
  * @node: the accelerator
+ * @phase: %AMDGPU_UALINK_VPOD_RESET_WHOLE for the whole of it;
+ *	%AMDGPU_UALINK_VPOD_RESET_BEGIN to enter it and stay there (the state
+ *	``resetting``, in which the uAPI answers ENETDOWN and peers are
+ *	refused), %AMDGPU_UALINK_VPOD_RESET_END to finish it
  *
- * Returns: 0, or -EBUSY when it is offline.
+ * Returns: 0; -EBUSY when it is offline, or already resetting (BEGIN,
+ * WHOLE); -EINVAL for END when it is not resetting.
  */
-int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node)
+int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node,
+			     enum amdgpu_ualink_vpod_reset_phase phase)
 {
 	int ret = 0;
 
 	mutex_lock(&node->control_lock);
-	if (node->state == AMDGPU_UALINK_VPOD_OFFLINE) {
+	if (phase == AMDGPU_UALINK_VPOD_RESET_END) {
+		if (node->state != AMDGPU_UALINK_VPOD_RESETTING)
+			ret = -EINVAL;
+		else
+			reset_finish(node);
+		goto out;
+	}
+	if (node->state != AMDGPU_UALINK_VPOD_ACTIVE) {
 		ret = -EBUSY;
 		goto out;
 	}
 	set_state(node, AMDGPU_UALINK_VPOD_RESETTING);
-	amdgpu_ualink_dev_reset(&node->udev);
-	amdgpu_ualink_vpod_tlb_flush(node, 0, U64_MAX);
-	set_state(node, AMDGPU_UALINK_VPOD_ACTIVE);
+	if (phase == AMDGPU_UALINK_VPOD_RESET_WHOLE)
+		reset_finish(node);
 out:
 	mutex_unlock(&node->control_lock);
 	return ret;

@@ -116,12 +116,13 @@ static void req_send(struct amdgpu_ualink_peer *peer,
 		     struct amdgpu_ualink_req *req)
 {
 	struct amdgpu_ualink_mbox *mbox = peer->mbox;
+	unsigned long now = amdgpu_ualink_mbox_now(mbox);
 
 	lockdep_assert_held(&peer->lock);
 
 	if (!req->sent) {
 		/* its time starts now, and what the peer says from now on */
-		req->deadline = jiffies + READ_ONCE(mbox->timeout);
+		req->deadline = now + READ_ONCE(mbox->timeout);
 		req->rx_seq = peer->rx_seq;
 		if (!req->internal)
 			req->seq = peer->tx_seq++;
@@ -129,10 +130,10 @@ static void req_send(struct amdgpu_ualink_peer *peer,
 	req->sent = true;
 	/* one still waiting for ring space stays so, and loses no attempt */
 	if (!list_empty(&req->tx.link)) {
-		req->next_try = jiffies + READ_ONCE(mbox->first_try);
+		req->next_try = now + READ_ONCE(mbox->first_try);
 		return;
 	}
-	req->next_try = jiffies + (READ_ONCE(mbox->first_try) << req->tries);
+	req->next_try = now + (READ_ONCE(mbox->first_try) << req->tries);
 	if (req->tries++)
 		peer->stats.retransmitted[req->tx.type]++;
 	amdgpu_ualink_tx_queue(peer, &req->tx);
@@ -596,7 +597,7 @@ static void conn_answer(struct amdgpu_ualink_peer *peer,
 /**
  * conn_tick - retransmit, and time out, a peer's requests
  * @peer: the peer, locked
- * @now: jiffies
+ * @now: the mailbox's clock, amdgpu_ualink_mbox_now()
  * @event: set to the event to report when the peer was declared lost
  *
  * A request whose time is up fails alone when the peer sent anything since

@@ -195,7 +195,7 @@ static bool tx_hold(struct amdgpu_ualink_peer *peer,
 	INIT_LIST_HEAD(&copy->link);
 	copy->owned = true;
 	peer->owned++;
-	copy->due = jiffies + msecs_to_jiffies(delay_ms);
+	copy->due = amdgpu_ualink_mbox_now(peer->mbox) + msecs_to_jiffies(delay_ms);
 	copy->reorder = reorder;
 	list_add_tail(&copy->link, &peer->held);
 	amdgpu_ualink_tick_arm(peer->mbox);
@@ -317,7 +317,7 @@ void amdgpu_ualink_tx_queue(struct amdgpu_ualink_peer *peer,
 {
 	lockdep_assert_held(&peer->lock);
 
-	tx->since = jiffies;
+	tx->since = amdgpu_ualink_mbox_now(peer->mbox);
 	tx->faulted = false;
 	tx->reorder = false;
 	if (!list_empty(&peer->txq) ||
@@ -632,7 +632,7 @@ static void tick_work(struct work_struct *work)
 {
 	struct amdgpu_ualink_mbox *mbox =
 		container_of(work, struct amdgpu_ualink_mbox, tick.work);
-	unsigned long now = jiffies, index;
+	unsigned long now = amdgpu_ualink_mbox_now(mbox), index;
 	struct amdgpu_ualink_peer *peer;
 	bool busy = false;
 
@@ -860,6 +860,26 @@ void amdgpu_ualink_mbox_tick_now(struct amdgpu_ualink_mbox *mbox)
 	flush_delayed_work(&mbox->tick);
 }
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_mbox_tick_now);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * amdgpu_ualink_mbox_advance - move the mailbox's clock on, then tick
+ * @mbox: the node
+ * @ms: how far
+ *
+ * For tests: the node's deadlines, retransmissions and held messages see
+ * @ms more time gone by than has, and the timer work then runs at once
+ * (amdgpu_ualink_mbox_tick_now()), so that a test of timing is decided by
+ * the test's own steps, not by how fast the machine is.
+ */
+void amdgpu_ualink_mbox_advance(struct amdgpu_ualink_mbox *mbox,
+				unsigned int ms)
+{
+	WRITE_ONCE(mbox->skew, mbox->skew + msecs_to_jiffies(ms));
+	amdgpu_ualink_mbox_tick_now(mbox);
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_mbox_advance);
+#endif
 
 /**
  * amdgpu_ualink_mbox_fault - the node's fault-injection rules

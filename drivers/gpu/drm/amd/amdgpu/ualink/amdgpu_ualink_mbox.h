@@ -258,6 +258,8 @@ void amdgpu_ualink_might_block(void);
 void amdgpu_ualink_mbox_doorbell(struct amdgpu_ualink_mbox *mbox, u16 peer);
 void amdgpu_ualink_mbox_flush(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_tick_now(struct amdgpu_ualink_mbox *mbox);
+void amdgpu_ualink_mbox_advance(struct amdgpu_ualink_mbox *mbox,
+				unsigned int ms);
 void amdgpu_ualink_mbox_quiesce(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_resume(struct amdgpu_ualink_mbox *mbox);
 int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,

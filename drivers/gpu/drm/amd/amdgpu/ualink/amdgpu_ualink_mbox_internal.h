@@ -8,6 +8,7 @@
 #define __AMDGPU_UALINK_MBOX_INTERNAL_H__
 
 #include <linux/bitmap.h>
+#include <linux/jiffies.h>
 #include <linux/mutex.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
@@ -183,7 +184,24 @@ struct amdgpu_ualink_mbox {
 	unsigned long first_try;/* jiffies before the first retransmission */
 	unsigned long period;	/* jiffies between two runs of the timer */
 	unsigned int retries;
+#if IS_ENABLED(CONFIG_KUNIT)
+	/* jiffies tests moved the clock on by, amdgpu_ualink_mbox_advance() */
+	unsigned long skew;
+#endif
 };
+
+/*
+ * The mailbox's clock, in jiffies: deadlines, retransmissions and held
+ * messages are all timed by it. Tests move it on instead of sleeping.
+ */
+static inline unsigned long amdgpu_ualink_mbox_now(const struct amdgpu_ualink_mbox *mbox)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	return jiffies + READ_ONCE(mbox->skew);
+#else
+	return jiffies;
+#endif
+}
 
 /* amdgpu_ualink_mbox.c: transport */
 int amdgpu_ualink_link_init(struct amdgpu_ualink_mbox *mbox, u16 self,

@@ -264,22 +264,27 @@ static void conn_request_fails_alone(struct kunit *test)
 
 /*
  * A request's time starts when it is first sent, not while it waits for
- * room: 32 requests, 16 in flight; B answers each batch 600 ms after it
- * was sent, so the second batch is answered 1.2 s after it was submitted,
- * beyond the 1 s timeout, and nothing fails.
+ * room: 32 requests, 16 in flight, a 60 s timeout. The mailbox's clock is
+ * moved on 40 s before B answers each batch, so the second batch is
+ * answered 80 s after it was submitted but 40 s after it was sent, and
+ * nothing fails; one more request left unanswered for 60 s then does (the
+ * clock the deadlines read is the one moved). No sleep: the machine's
+ * speed decides nothing.
  */
 static void conn_queue_waits_unsent(struct kunit *test)
 {
 	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
-	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, 2 * AMDGPU_UALINK_IN_FLIGHT);
+	struct amdgpu_ualink_mbox *ma = tpod_mbox(pod, A);
+	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, 2 * AMDGPU_UALINK_IN_FLIGHT + 1);
+	struct amdgpu_ualink_req *last = &reqs[2 * AMDGPU_UALINK_IN_FLIGHT];
 	struct amdgpu_ualink_msg m[AMDGPU_UALINK_IN_FLIGHT];
 	unsigned int i, batch;
 	u32 next = 0;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 1000, 0), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(ma, 60000, 0), 0);
 	for (i = 0; i < 2 * AMDGPU_UALINK_IN_FLIGHT; i++) {
 		tpod_req_init(&reqs[i], A, B, i + 1);
-		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, &reqs[i]), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(ma, B, &reqs[i]), 0);
 	}
 	greet_and_read(test, pod, &next, &m[0]);
 	for (batch = 0; batch < 2; batch++) {
@@ -287,19 +292,31 @@ static void conn_queue_waits_unsent(struct kunit *test)
 			KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m[i]), 0);
 			KUNIT_ASSERT_EQ(test, m[i].type, AMDGPU_UALINK_MSG_NPA_REQ);
 		}
-		msleep(600);
-		/* no more than that in flight meanwhile */
+		amdgpu_ualink_mbox_advance(ma, 40000);
+		/* the timer ran: no more than that in flight meanwhile */
 		KUNIT_EXPECT_EQ(test, smp_load_acquire(&tpod_ring(pod, B, A)->head), next);
+		KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->timeouts, 0);
 		for (i = 0; i < AMDGPU_UALINK_IN_FLIGHT; i++)
 			answer_fail(pod, m[i]);
 		for (i = 0; i < AMDGPU_UALINK_IN_FLIGHT; i++) {
 			struct amdgpu_ualink_req *r = &reqs[batch * AMDGPU_UALINK_IN_FLIGHT + i];
 
-			KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), r), 0);
+			KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(ma, r), 0);
 		}
 	}
 	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->timeouts, 0);
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
+
+	/* the anchor: 60 s of the same clock without an answer is too long */
+	tpod_req_init(last, A, B, 2 * AMDGPU_UALINK_IN_FLIGHT + 1);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(ma, B, last), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m[0]), 0);
+	amdgpu_ualink_mbox_advance(ma, 40000);
+	KUNIT_EXPECT_FALSE(test, completion_done(&last->done));
+	amdgpu_ualink_mbox_advance(ma, 20000);
+	/* ended by that tick, not by waiting a minute for the real clock */
+	KUNIT_EXPECT_TRUE(test, completion_done(&last->done));
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(ma, last), -ETIMEDOUT);
 }
 
 /* Every message dropped: the same outcome, and nothing reaches the ring. */

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
@@ -30,7 +31,7 @@ const char *const vpod_count_names[C_NUM] = {
 #define MAX_TRACKED 4096
 static int tracked[MAX_TRACKED];
 static int n_tracked;
-static bool fault_dirty[VPOD_MAX_ACCELS];	/* fault rules, refuse_access */
+static bool fault_dirty[VPOD_MAX_ACCELS];	/* fault rules, refuse_access, window_fill, pin_hold */
 static bool timeout_dirty[VPOD_MAX_ACCELS];
 static bool vpod_dirty[VPOD_MAX_ACCELS];
 static bool offline_dirty[VPOD_MAX_ACCELS];
@@ -484,6 +485,29 @@ void set_refuse_access(unsigned int id, unsigned int n)
 	node_write(id, "refuse_access", "%u", n);
 }
 
+void set_pin_hold(unsigned int id, bool hold)
+{
+	fault_dirty[id] = true;
+	node_write(id, "pin_hold", "%d", hold);
+}
+
+unsigned int pin_waiters(unsigned int id)
+{
+	char rel[32], buf[64];
+	unsigned int hold, n;
+
+	snprintf(rel, sizeof(rel), "node%u/pin_hold", id);
+	igt_assert_lt(0, dbg_read(rel, buf, sizeof(buf)));
+	igt_assert_eq(sscanf(buf, "%u %u", &hold, &n), 2);
+	return n;
+}
+
+void set_window_full(unsigned int id)
+{
+	fault_dirty[id] = true;
+	node_write(id, "window_fill", "fill");
+}
+
 void clear_faults(void)
 {
 	unsigned int id;
@@ -493,6 +517,8 @@ void clear_faults(void)
 			continue;
 		node_write(id, "fault", "clear");
 		node_write(id, "refuse_access", "0");
+		node_write(id, "window_fill", "clear");
+		node_write(id, "pin_hold", "0");
 		fault_dirty[id] = false;
 	}
 }
@@ -529,7 +555,7 @@ void set_control(unsigned int id, const char *what)
 void vpod_mark_dirty(unsigned int id)
 {
 	fault_dirty[id] = timeout_dirty[id] = vpod_dirty[id] = true;
-	reset_dirty[id] = true;
+	reset_dirty[id] = offline_dirty[id] = true;
 }
 
 /* fds and clean-up */
@@ -676,6 +702,10 @@ static void cleanup(bool in_subtest)
 				"fault clear", &failed);
 			warn_on(node_try_write(id, "refuse_access", "0"), id,
 				"refuse_access 0", &failed);
+			warn_on(node_try_write(id, "window_fill", "clear"), id,
+				"window_fill clear", &failed);
+			warn_on(node_try_write(id, "pin_hold", "0"), id,
+				"pin_hold 0", &failed);
 		}
 		if (timeout_dirty[id])
 			warn_on(node_try_write(id, "timeout", "%s",
@@ -1068,4 +1098,52 @@ uint64_t rand64(void)
 {
 	return (uint64_t)random() << 42 ^ (uint64_t)random() << 21 ^
 	       (uint64_t)random();
+}
+
+int64_t fault_injected(unsigned int id, const char *kind)
+{
+	char rel[64], buf[2048], key[32], *line, *save;
+	unsigned long long n;
+
+	snprintf(rel, sizeof(rel), "node%u/fault", id);
+	snprintf(key, sizeof(key), "%s ", kind);
+	if (dbg_read(rel, buf, sizeof(buf)) < 0)
+		return -1;
+	for (line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *at = strstr(line, "injected=");
+
+		if (!strncmp(line, key, strlen(key)) && at &&
+		    sscanf(at, "injected=%llu", &n) == 1)
+			return n;
+	}
+	return -1;
+}
+
+static void *trigger_thread(void *arg)
+{
+	struct vpod_trigger *t = arg;
+	uint64_t end = vpod_now_ms() + t->timeout_ms;
+
+	while (vpod_now_ms() < end) {
+		if (fault_injected(t->id, t->kind) >= (int64_t)t->n) {
+			t->action(t->arg);
+			t->fired = true;
+			break;
+		}
+		usleep(1000);
+	}
+	return NULL;
+}
+
+void vpod_trigger_start(struct vpod_trigger *t)
+{
+	t->fired = false;
+	igt_assert_eq(pthread_create(&t->thread, NULL, trigger_thread, t), 0);
+}
+
+bool vpod_trigger_join(struct vpod_trigger *t)
+{
+	igt_assert_eq(pthread_join(t->thread, NULL), 0);
+	return t->fired;
 }

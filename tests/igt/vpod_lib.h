@@ -16,6 +16,7 @@
 #ifndef VPOD_LIB_H
 #define VPOD_LIB_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -226,17 +227,53 @@ void wait_state(unsigned int id, const char *state, unsigned int timeout_ms);
 void set_fault(unsigned int id, const char *rule);
 /* the next @n grants of node @id fail in its access table (EIO) */
 void set_refuse_access(unsigned int id, unsigned int n);
+/* node @id's NPA window used up: nothing more fits in it (ENOSPC) */
+void set_window_full(unsigned int id);
+/* node @id's export pins wait while @hold (as for an eviction) */
+void set_pin_hold(unsigned int id, bool hold);
+/* how many export pins of node @id wait on it now */
+unsigned int pin_waiters(unsigned int id);
+/* undoes set_fault(), set_refuse_access(), set_window_full(), set_pin_hold() */
 void clear_faults(void);
 void set_timeout(unsigned int id, unsigned int ms, unsigned int retries);
 void set_vpod(unsigned int id, unsigned int vpod_nr);
 /* "reset", "offline", "online", "reset-begin", "reset-end" (undone by clean-up) */
 void set_control(unsigned int id, const char *what);
 /*
- * Settings of node @id that another process (a child) may change: the next
- * clean-up clears its faults, restores its timeout and vPod and waits
- * until it is active
+ * Settings of node @id that another process (or thread) may change: the
+ * next clean-up clears its faults, restores its timeout and vPod, brings
+ * it online and waits until it is active
  */
 void vpod_mark_dirty(unsigned int id);
+/*
+ * How often node @id's fault rule @kind ("delay", "drop", ...) has been
+ * applied since it was set, or -1 when it is not set. No assertion: a
+ * trigger's thread calls it.
+ */
+int64_t fault_injected(unsigned int id, const char *kind);
+
+/*
+ * A trigger: once node @id's fault rule @kind has been applied @n times,
+ * a helper thread runs @action(@arg), so that a test acts while a call is
+ * known to wait (its answer held back by the fault), not after a guessed
+ * delay. @action must not assert. vpod_trigger_join() says whether it ran
+ * within @timeout_ms.
+ */
+struct vpod_trigger {
+	unsigned int id;
+	const char *kind;
+	uint64_t n;
+	unsigned int timeout_ms;
+	void (*action)(void *arg);
+	void *arg;
+	/* private */
+	pthread_t thread;
+	bool fired;	/* read after the join */
+};
+
+void vpod_trigger_start(struct vpod_trigger *t);
+bool vpod_trigger_join(struct vpod_trigger *t);
+
 /* the core's revoke_timeout_ms module parameter (all nodes) */
 void set_revoke_timeout(unsigned int ms);
 /* the core's file_import_quota module parameter (all nodes) */

@@ -11,6 +11,7 @@
 #include <linux/seqlock.h>
 #include <linux/sizes.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 #include <linux/xarray.h>
 
 #include "amdgpu_ualink_dev.h"
@@ -193,6 +194,24 @@ struct amdgpu_ualink_vpod_node {
 	struct dentry *debugfs;
 	/** @control_lock: serialises reset, offline and online */
 	struct mutex control_lock;
+	/**
+	 * @fill: debugfs ``window_fill``: ranges of @udev's window taken so
+	 * that nothing else fits (&struct amdgpu_ualink_vpod_fill), under
+	 * @fill_lock
+	 */
+	struct list_head fill;
+	/** @fill_lock: protects @fill */
+	struct mutex fill_lock;
+	/**
+	 * @pin_hold: debugfs ``pin_hold``: while set, a pin for an export
+	 * waits (interruptibly), as one waiting for an eviction would; read
+	 * without a lock, cleared with a wake-up of @pin_wq
+	 */
+	u32 pin_hold;
+	/** @pin_waiters: pins waiting on @pin_hold now */
+	atomic_t pin_waiters;
+	/** @pin_wq: where they wait */
+	wait_queue_head_t pin_wq;
 };
 
 /**
@@ -304,5 +323,6 @@ extern const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops;
 
 /* debugfs: amdgpu_ualink_vpod_debugfs.c */
 void amdgpu_ualink_vpod_debugfs_init(void);
+void amdgpu_ualink_vpod_window_clear(struct amdgpu_ualink_vpod_node *node);
 
 #endif /* __AMDGPU_UALINK_VPOD_INTERNAL_H__ */

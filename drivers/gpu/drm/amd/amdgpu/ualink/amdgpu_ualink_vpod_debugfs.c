@@ -13,6 +13,7 @@
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_vpod.h"
 #include "amdgpu_ualink_vpod_shm.h"
+#include "amdgpu_ualink_window.h"
 
 /**
  * DOC: Emulated pod: debugfs
@@ -84,6 +85,16 @@
  *	the next this many updates of the accelerator's access table (a
  *	grant to an importer) fail, as an IP that rejects one would: the
  *	importer's call fails with EIO; counts down to 0
+ * ``node<id>/window_fill``
+ *	write ``fill`` to take every range of the accelerator's NPA window
+ *	that is free, as if other exports used it all up: its core then has
+ *	no room for an importer's range, and the importer's call fails with
+ *	ENOSPC; ``clear`` gives them back. Reads the bytes taken
+ * ``node<id>/pin_hold``
+ *	write 1 to make the pins of exports made from now on wait, as a pin
+ *	that waits for an eviction would (interruptibly), until 0 is
+ *	written; reads ``<hold> <pins waiting>``. For what happens to an
+ *	export meanwhile: its GEM handle closed (ENOENT), a signal
  */
 
 static const char *const state_names[] = {
@@ -449,6 +460,149 @@ static const struct file_operations fault_fops = {
 };
 
 /**
+ * struct amdgpu_ualink_vpod_fill - a range ``window_fill`` took
+ * @link: in &amdgpu_ualink_vpod_node.fill
+ * @range: the range, of the node's window
+ */
+struct amdgpu_ualink_vpod_fill {
+	struct list_head link;
+	struct amdgpu_ualink_npa_range range;
+};
+
+/* Take the largest free ranges until not even a page fits. */
+static int window_fill(struct amdgpu_ualink_vpod_node *node)
+{
+	u64 size = AMDGPU_UALINK_NPA_WINDOW_SIZE / 2;
+
+	lockdep_assert_held(&node->fill_lock);
+
+	while (size >= PAGE_SIZE) {
+		struct amdgpu_ualink_vpod_fill *f = kzalloc_obj(*f, GFP_KERNEL);
+		int ret;
+
+		if (!f)
+			return -ENOMEM;
+		ret = amdgpu_ualink_window_alloc(&node->udev.window, size,
+						 &f->range);
+		if (ret) {
+			kfree(f);
+			if (ret != -ENOSPC)
+				return ret;
+			size /= 2;
+			continue;
+		}
+		list_add(&f->link, &node->fill);
+	}
+	return 0;
+}
+
+/**
+ * amdgpu_ualink_vpod_window_clear - give back what ``window_fill`` took
+ * @node: the accelerator
+ */
+void amdgpu_ualink_vpod_window_clear(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod_fill *f, *next;
+
+	mutex_lock(&node->fill_lock);
+	list_for_each_entry_safe(f, next, &node->fill, link) {
+		amdgpu_ualink_window_free(&node->udev.window, &f->range);
+		list_del(&f->link);
+		kfree(f);
+	}
+	mutex_unlock(&node->fill_lock);
+}
+
+static int window_fill_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod_node *node = m->private;
+	struct amdgpu_ualink_vpod_fill *f;
+	u64 bytes = 0;
+
+	mutex_lock(&node->fill_lock);
+	list_for_each_entry(f, &node->fill, link)
+		bytes += f->range.node.size;
+	mutex_unlock(&node->fill_lock);
+	seq_printf(m, "%llu\n", bytes);
+	return 0;
+}
+
+static int window_fill_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, window_fill_show, inode->i_private);
+}
+
+static ssize_t window_fill_write(struct file *file, const char __user *ubuf,
+				 size_t len, loff_t *pos)
+{
+	struct amdgpu_ualink_vpod_node *node = file_inode(file)->i_private;
+	char *cmd = get_cmd(ubuf, len);
+	int ret = 0;
+
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	if (!strcmp(cmd, "fill")) {
+		mutex_lock(&node->fill_lock);
+		ret = window_fill(node);
+		mutex_unlock(&node->fill_lock);
+	} else if (!strcmp(cmd, "clear")) {
+		amdgpu_ualink_vpod_window_clear(node);
+	} else {
+		ret = -EINVAL;
+	}
+	kfree(cmd);
+	return ret ?: len;
+}
+
+static const struct file_operations window_fill_fops = {
+	.owner = THIS_MODULE,
+	.open = window_fill_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = window_fill_write,
+};
+
+static int pin_hold_show(struct seq_file *m, void *data)
+{
+	struct amdgpu_ualink_vpod_node *node = m->private;
+
+	seq_printf(m, "%u %d\n", READ_ONCE(node->pin_hold),
+		   atomic_read(&node->pin_waiters));
+	return 0;
+}
+
+static int pin_hold_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, pin_hold_show, inode->i_private);
+}
+
+static ssize_t pin_hold_write(struct file *file, const char __user *ubuf,
+			      size_t len, loff_t *pos)
+{
+	struct amdgpu_ualink_vpod_node *node = file_inode(file)->i_private;
+	bool hold;
+	int ret;
+
+	ret = kstrtobool_from_user(ubuf, len, &hold);
+	if (ret)
+		return ret;
+	WRITE_ONCE(node->pin_hold, hold);
+	if (!hold)
+		wake_up_all(&node->pin_wq);
+	return len;
+}
+
+static const struct file_operations pin_hold_fops = {
+	.owner = THIS_MODULE,
+	.open = pin_hold_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = pin_hold_write,
+};
+
+/**
  * amdgpu_ualink_vpod_debugfs_init - the pod's debugfs files
  *
  * Removed with the pod's directory (&amdgpu_ualink_vpod.debugfs).
@@ -481,5 +635,9 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 		debugfs_create_file("fault", 0644, dir, node, &fault_fops);
 		debugfs_create_u32("refuse_access", 0644, dir,
 				   &node->refuse_access);
+		debugfs_create_file("window_fill", 0644, dir, node,
+				    &window_fill_fops);
+		debugfs_create_file("pin_hold", 0644, dir, node,
+				    &pin_hold_fops);
 	}
 }

@@ -404,9 +404,19 @@ static void vpod_bo_put(void *priv, void *obj)
 
 static int vpod_bo_pin(void *priv, void *obj, bool intr)
 {
+	struct amdgpu_ualink_vpod_node *node = priv;
 	struct vpod_bo *bo = obj;
 	int ret;
 
+	/* debugfs pin_hold: an export's pin that waits, as for an eviction */
+	if (intr && READ_ONCE(node->pin_hold)) {
+		atomic_inc(&node->pin_waiters);
+		ret = wait_event_interruptible(node->pin_wq,
+					       !READ_ONCE(node->pin_hold));
+		atomic_dec(&node->pin_waiters);
+		if (ret)
+			return ret;
+	}
 	ret = ttm_bo_reserve(&bo->tbo, intr, false, NULL);
 	if (ret)
 		return ret;

@@ -1017,6 +1017,9 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, bool remote,
 	mt_init(&node->access);
 	mutex_init(&node->access_lock);
 	mutex_init(&node->control_lock);
+	INIT_LIST_HEAD(&node->fill);
+	mutex_init(&node->fill_lock);
+	init_waitqueue_head(&node->pin_wq);
 	if (shm) {
 		node->vram = amdgpu_ualink_vpod_shm_vram(shm, id, &node->vram_phys);
 		if (remote)
@@ -1101,6 +1104,7 @@ static void node_stop(struct amdgpu_ualink_vpod_node *node)
 	spin_lock_irqsave(&node->doorbell_lock, flags);
 	node->stopped = true;
 	spin_unlock_irqrestore(&node->doorbell_lock, flags);
+	amdgpu_ualink_vpod_window_clear(node);
 	amdgpu_ualink_dev_fini(&node->udev);
 	amdgpu_ualink_pt_fini(&node->pt);
 }

@@ -363,10 +363,23 @@ static int vehicle_gem_make(struct drm_file *file, u64 size, u32 domain,
 		.bo_ptr_size = sizeof(struct amdgpu_bo),
 		.xcp_id_plus1 = fpriv->xcp_id + 1,
 	};
+	struct amdgpu_bo *root = fpriv->vm.root.bo;
 	struct amdgpu_bo_user *ubo;
 	int ret;
 
+	/* as the ioctl does: a per-VM buffer shares the VM's reservation */
+	if (flags & AMDGPU_GEM_CREATE_VM_ALWAYS_VALID) {
+		ret = amdgpu_bo_reserve(root, false);
+		if (ret)
+			return ret;
+		bp.resv = root->tbo.base.resv;
+	}
 	ret = amdgpu_bo_create_user(drm_to_adev(file->minor->dev), &bp, &ubo);
+	if (flags & AMDGPU_GEM_CREATE_VM_ALWAYS_VALID) {
+		if (!ret)
+			ubo->bo.parent = amdgpu_bo_ref(root);
+		amdgpu_bo_unreserve(root);
+	}
 	if (ret)
 		return ret;
 	ret = drm_gem_handle_create(file, &ubo->bo.tbo.base, handle);
@@ -528,6 +541,60 @@ static u32 vehicle_imported(struct kunit *test, struct fake_node **a,
 
 	vehicle_exported(test, a, b, fa, fb, &ga, &gb, &h);
 	return gb;
+}
+
+/*
+ * amdgpu's refusals, through its ioctl handler, of buffers amdgpu's own
+ * create path made as DRM_IOCTL_AMDGPU_GEM_CREATE asks: a VRAM buffer
+ * exports (the anchor, in vehicle_exported()); a GTT-only one, one that
+ * shares its VM's reservation, an encrypted one and a UALink import get
+ * EPERM, and none of them is pinned for it.
+ */
+static void ualink_vehicle_export_refusals(struct kunit *test)
+{
+	static const struct {
+		u32 domain;
+		u64 flags;
+		const char *what;
+	} refused[] = {
+		{ AMDGPU_GEM_DOMAIN_GTT, 0, "GTT only" },
+		{ AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_VM_ALWAYS_VALID,
+		  "VM_ALWAYS_VALID" },
+		{ AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_ENCRYPTED, "TMZ" },
+	};
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_EXPORT };
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *exp;
+	unsigned int i;
+	u32 ga, gb;
+
+	exp = vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+
+	for (i = 0; i < ARRAY_SIZE(refused); i++) {
+		u32 g;
+
+		KUNIT_ASSERT_EQ_MSG(test, vehicle_gem_make(fa, SZ_2M,
+							   refused[i].domain,
+							   refused[i].flags, &g),
+				    0, "making the %s buffer", refused[i].what);
+		args.u.exp.gem_handle = g;
+		memset(&args.u.exp.handle, 0, sizeof(args.u.exp.handle));
+		KUNIT_EXPECT_EQ_MSG(test, amdgpu_ualink_ioctl_amdgpu(&a->adev.ddev,
+								     &args, fa),
+				    -EPERM, "%s", refused[i].what);
+		KUNIT_EXPECT_EQ_MSG(test, vehicle_bo(test, fa, g)->tbo.pin_count,
+				    0, "%s", refused[i].what);
+	}
+
+	/* B's import of A's buffer, exported again by B */
+	args.u.exp.gem_handle = gb;
+	memset(&args.u.exp.handle, 0, sizeof(args.u.exp.handle));
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&b->adev.ddev, &args, fb),
+			-EPERM);
+	KUNIT_EXPECT_EQ(test, vehicle_bo(test, fb, gb)->tbo.pin_count, 0);
 }
 
 /*
@@ -1523,6 +1590,7 @@ static void ualink_vehicle_revoke_last_reference(struct kunit *test)
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_import),
 	KUNIT_CASE_SLOW(ualink_vehicle_gem_ioctls),
+	KUNIT_CASE_SLOW(ualink_vehicle_export_refusals),
 	KUNIT_CASE_PARAM_ATTR(ualink_vehicle_gpuvm, vehicle_gpuvm_gen_params,
 			      { .speed = KUNIT_SPEED_SLOW }),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_reset_locks),

@@ -169,8 +169,8 @@ struct amdgpu_ualink_dev {
 	unsigned int revoking;
 	/**
 	 * @lock: protects @exports, @export_list, @ended, @draining,
-	 * @imports, every export's access set and range, every import's
-	 * state, and the counters below
+	 * @unacked, @imports, every export's access set and ranges, every
+	 * import's state, and the counters below
 	 */
 	struct mutex lock;
 	/** @exports: &struct amdgpu_ualink_export by handle */
@@ -181,6 +181,12 @@ struct amdgpu_ualink_dev {
 	struct list_head ended;
 	/** @draining: ending exports whose importers are being revoked */
 	struct list_head draining;
+	/**
+	 * @unacked: importers that did not acknowledge the shootdown of a
+	 * range, each keeping it out of the window's free space until its
+	 * connection ends
+	 */
+	struct list_head unacked;
 	/** @end_work: finishes the exports in @ended, on @wq */
 	struct work_struct end_work;
 	/** @imports: &struct amdgpu_ualink_import by handle */

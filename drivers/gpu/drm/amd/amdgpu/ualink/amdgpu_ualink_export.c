@@ -52,9 +52,23 @@
  * connection (it reset or went offline), or its leaving our virtual pod
  * (amdgpu_ualink_export_revoke_nonmembers()) takes it out: the fabric
  * stops it at once (&amdgpu_ualink_dev_ops.deny), then its cached
- * translations of the range are shot down. The last importer to leave
- * also unmaps the range and frees the tables and the range after that;
- * the buffer stays pinned while the export lives.
+ * translations of the range are shot down. Ended exports, whether waiting
+ * for the end work or being revoked by it, lose importers the same way.
+ * The buffer stays pinned while the export lives.
+ *
+ * **A range outlives every removal from it.** Each importer in the access
+ * set and each removal not yet undone holds the range; whoever drops the
+ * last hold, after its own deny and shootdown, unmaps it and frees its
+ * tables, so no range returns to the window while an importer taken out
+ * of it may still be let through by the fabric. An export whose set became
+ * empty maps a new range for its next importer, whatever its old one is
+ * still waiting for. An importer that did not acknowledge its shootdown
+ * (&amdgpu_ualink_dev_ops.shootdown failed) may still cache translations
+ * of the range, which would reach whatever the range holds next once the
+ * fabric lets it in again: the range stays out of the window, unmapped,
+ * until that importer's connection has ended (we end it at once,
+ * amdgpu_ualink_mbox_peer_forget(), and its next HELLO makes it drop all
+ * it holds of ours).
  *
  * amdgpu_ualink_export_destroy() ends an export: no new importer finds it,
  * every member of the access set is sent NPA_REVOKE and answers at once.
@@ -97,12 +111,15 @@ struct amdgpu_ualink_export {
 	u64 size;
 	/* the rest under the device lock */
 	/* the range every importer shares, mapped onto @obj; NULL when none */
-	struct amdgpu_ualink_npa_range *range;
+	struct export_range *range;
 	/* the access set: importers that may reach @range */
 	DECLARE_BITMAP(access, AMDGPU_UALINK_MAX_ACCELS);
 	/* bits set in @access */
 	unsigned int nr_access;
-	/* ranges of @obj mapped: @range, and those the last leaver unmaps */
+	/*
+	 * ranges of @obj mapped: @range, and earlier ones whose last
+	 * removals are being undone
+	 */
 	unsigned int nr_ranges;
 	/*
 	 * removals from @access not yet undone; the destroyer frees the
@@ -118,18 +135,52 @@ struct amdgpu_ualink_export {
 };
 
 /*
- * One importer taken out of an access set, to undo without the lock; the
- * last one out also takes the range, to unmap it.
+ * A range of our window mapped onto an export's buffer. It lives by its own
+ * counts, not by its export's access set: unmapped once no importer is in
+ * it and every removal of one was denied and shot down, given back to the
+ * window once, besides, every importer that did not acknowledge its
+ * shootdown has lost its connection (see the Export DOC).
  */
+struct export_range {
+	struct amdgpu_ualink_npa_range npa;
+	/* the rest under the device lock */
+	/* importers in the access set, and removals not yet undone */
+	unsigned int holds;
+	/* &struct range_unacked naming it */
+	unsigned int unacked;
+	/* its page tables are in place */
+	bool mapped;
+};
+
+/*
+ * An importer that did not acknowledge the shootdown of @range, in
+ * &amdgpu_ualink_dev.unacked until its connection ends.
+ */
+struct range_unacked {
+	struct list_head link;
+	struct export_range *range;
+	u16 peer;
+};
+
+static u64 range_start(const struct export_range *range)
+{
+	return range->npa.node.start;
+}
+
+static u64 range_size(const struct export_range *range)
+{
+	return range->npa.node.size;
+}
+
+/* One importer taken out of an access set, to undo without the lock. */
 struct access_removal {
 	struct amdgpu_ualink_export *exp;
 	u16 peer;
-	u64 npa;
-	u64 size;
-	struct amdgpu_ualink_npa_range *range;
+	struct export_range *range;
 };
 
 static void export_end_work(struct work_struct *work);
+static void unacked_end(struct amdgpu_ualink_dev *dev, int peer);
 
 static const struct rhashtable_params export_params = {
 	.key_len = sizeof_field(struct amdgpu_ualink_export, handle),
@@ -149,6 +200,7 @@ int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
 	INIT_LIST_HEAD(&dev->export_list);
 	INIT_LIST_HEAD(&dev->ended);
 	INIT_LIST_HEAD(&dev->draining);
+	INIT_LIST_HEAD(&dev->unacked);
 	INIT_WORK(&dev->end_work, export_end_work);
 	return rhashtable_init(&dev->exports, &export_params);
 }
@@ -160,6 +212,8 @@ int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
 void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev)
 {
 	WARN_ON(dev->num_exports);
+	/* no connection is left to end: the ranges kept for one go */
+	unacked_end(dev, -1);
 	rhashtable_destroy(&dev->exports);
 }
 
@@ -414,8 +468,8 @@ void amdgpu_ualink_export_print(struct amdgpu_ualink_dev *dev,
 			   lower_32_bits(exp->handle[1]), exp->size, exp->nr_access);
 		if (!exp->range)
 			continue;
-		drm_printf(p, "  npa %#llx size %llu, to:", exp->range->node.start,
-			   exp->range->node.size);
+		drm_printf(p, "  npa %#llx size %llu, to:", range_start(exp->range),
+			   range_size(exp->range));
 		for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS)
 			drm_printf(p, " %u", peer);
 		drm_printf(p, "\n");
@@ -446,28 +500,35 @@ static void wait_zero(struct amdgpu_ualink_dev *dev, void *var,
 	mutex_unlock(&dev->lock);
 }
 
-/* Unmap a range no importer can reach any more, then free its tables. */
+/*
+ * Clear a range's entries and free its tables. Every importer was denied
+ * and shot down before: the fabric walks no table for anyone, so the
+ * tables may go as soon as the entries are cleared.
+ */
 static void range_unmap(struct amdgpu_ualink_dev *dev,
-			struct amdgpu_ualink_npa_range *range)
+			struct export_range *range)
 {
 	struct amdgpu_ualink_pt_detached unmap;
 
-	/*
-	 * Every importer was denied and shot down before: no translation of
-	 * the range is cached and the fabric walks no table for anyone, so
-	 * the tables may go as soon as the entries are cleared.
-	 */
-	if (!amdgpu_ualink_pt_unmap(dev->pt, window_offset(dev, range->node.start),
-				    range->node.size, &unmap))
+	if (!amdgpu_ualink_pt_unmap(dev->pt, window_offset(dev, range_start(range)),
+				    range_size(range), &unmap))
 		amdgpu_ualink_pt_unmap_done(dev->pt, &unmap);
-	amdgpu_ualink_window_free(&dev->window, range);
+}
+
+/* Give an unmapped range that nobody may still reach back to the window. */
+static void range_free(struct amdgpu_ualink_dev *dev, struct export_range *range)
+{
+	lockdep_assert_held(&dev->lock);
+
+	amdgpu_ualink_window_free(&dev->window, &range->npa);
 	kfree(range);
 }
 
 /*
  * Take @peer out of @exp's access set, under the lock. The caller undoes
  * it with access_undo() without the lock; until then the removal counts
- * (and keeps the export and the pin), and the last one out owns the range.
+ * (and keeps the export, the pin and the range). Once the set is empty,
+ * the export has no range of its own: the next importer maps a new one.
  */
 static void access_remove(struct amdgpu_ualink_dev *dev,
 			  struct amdgpu_ualink_export *exp, u16 peer,
@@ -480,46 +541,71 @@ static void access_remove(struct amdgpu_ualink_dev *dev,
 	exp->nr_undoing++;
 	r->exp = exp;
 	r->peer = peer;
-	r->npa = exp->range->node.start;
-	r->size = exp->range->node.size;
-	r->range = NULL;
-	if (!exp->nr_access) {
-		r->range = exp->range;
+	r->range = exp->range;
+	if (!exp->nr_access)
 		exp->range = NULL;
-	}
 }
 
 /*
  * Undo a removal: the fabric refuses the importer, its translations are
- * shot down, and the last one out unmaps the range. The export is not
- * touched after the count its destroyer waits for drops, under the lock.
+ * shot down; whoever drops the range's last hold unmaps it, and the range
+ * goes back to the window once no importer that failed to acknowledge its
+ * shootdown keeps it. The export is not touched after the count its
+ * destroyer waits for drops, under the lock.
  */
 static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 {
 	struct amdgpu_ualink_export *exp = r->exp;
+	struct export_range *range = r->range;
+	u64 npa = range_start(range), size = range_size(range);
+	struct range_unacked *u = NULL;
+	bool unmap;
 	int ret = 0;
 
-	dev->ops->deny(dev->priv, r->peer, r->npa, r->size);
-	/*
-	 * Bounded by the driver. Unacknowledged, the importer may still
-	 * cache translations of the range, but the fabric refuses it: the
-	 * range is unmapped and may be reused all the same.
-	 */
+	dev->ops->deny(dev->priv, r->peer, npa, size);
+	/* bounded by the driver */
 	if (dev->ops->shootdown)
-		ret = dev->ops->shootdown(dev->priv, r->peer, r->npa, r->size);
-	trace_amdgpu_ualink_shootdown(dev->id, r->peer, r->npa, r->size, ret);
+		ret = dev->ops->shootdown(dev->priv, r->peer, npa, size);
+	trace_amdgpu_ualink_shootdown(dev->id, r->peer, npa, size, ret);
 	if (ret) {
 		atomic_inc(&dev->shootdown_errors);
 		pr_warn_ratelimited("amdgpu_ualink: accelerator %u: shootdown by %u unacknowledged\n",
 				    dev->id, r->peer);
+		/* without it the range is kept for the device's life */
+		u = kmalloc_obj(*u, GFP_KERNEL);
 	}
-	if (r->range)
-		range_unmap(dev, r->range);
 
 	mutex_lock(&dev->lock);
-	dev->num_grants--;
-	if (r->range)
+	if (ret) {
+		/*
+		 * The fabric refuses the importer, but it may still cache
+		 * translations of the range: were it let into the range
+		 * again for another export, they would reach that memory.
+		 */
+		range->unacked++;
+		if (u) {
+			u->range = range;
+			u->peer = r->peer;
+			list_add_tail(&u->link, &dev->unacked);
+		}
+	}
+	unmap = !--range->holds;
+	mutex_unlock(&dev->lock);
+
+	/* the next contact's HELLO makes it drop all it holds of ours */
+	if (ret)
+		amdgpu_ualink_mbox_peer_forget(dev->mbox, r->peer);
+	if (unmap)
+		range_unmap(dev, range);
+
+	mutex_lock(&dev->lock);
+	if (unmap) {
+		range->mapped = false;
 		exp->nr_ranges--;
+		if (!range->unacked)
+			range_free(dev, range);
+	}
+	dev->num_grants--;
 	if (!--exp->nr_undoing)
 		wake_up_var(exp);
 	if (!dev->num_grants)
@@ -529,13 +615,35 @@ static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 }
 
 /*
+ * @peer's connection ended (-1: every peer's, the device goes away): it
+ * drops everything it held of ours before anything else of its passes
+ * again, so the ranges kept because it did not acknowledge their shootdown
+ * may be handed out again.
+ */
+static void unacked_end(struct amdgpu_ualink_dev *dev, int peer)
+{
+	struct range_unacked *u, *next;
+
+	mutex_lock(&dev->lock);
+	list_for_each_entry_safe(u, next, &dev->unacked, link) {
+		if (peer >= 0 && u->peer != peer)
+			continue;
+		list_del(&u->link);
+		if (!--u->range->unacked && !u->range->mapped)
+			range_free(dev, u->range);
+		kfree(u);
+	}
+	mutex_unlock(&dev->lock);
+}
+
+/*
  * Map the pinned buffer into a new range of our window. Returns 0 or the
  * NPA_FAIL reason.
  */
 static int export_map(struct amdgpu_ualink_dev *dev,
 		      struct amdgpu_ualink_export *exp)
 {
-	struct amdgpu_ualink_npa_range *range;
+	struct export_range *range;
 	struct amdgpu_ualink_pt_cursor cur;
 	int reason = AMDGPU_UALINK_FAIL_ERROR, ret;
 
@@ -544,18 +652,19 @@ static int export_map(struct amdgpu_ualink_dev *dev,
 	range = kzalloc_obj(*range, GFP_KERNEL);
 	if (!range)
 		return reason;
-	ret = amdgpu_ualink_window_alloc(&dev->window, exp->size, range);
+	ret = amdgpu_ualink_window_alloc(&dev->window, exp->size, &range->npa);
 	if (ret) {
 		if (ret == -ENOSPC)
 			reason = AMDGPU_UALINK_FAIL_NO_SPACE;
 		goto free;
 	}
 	dev->ops->cursor(dev->priv, exp->obj, &cur);
-	if (amdgpu_ualink_pt_map(dev->pt, window_offset(dev, range->node.start),
+	if (amdgpu_ualink_pt_map(dev->pt, window_offset(dev, range_start(range)),
 				 exp->size, &cur)) {
-		amdgpu_ualink_window_free(&dev->window, range);
+		amdgpu_ualink_window_free(&dev->window, &range->npa);
 		goto free;
 	}
+	range->mapped = true;
 	exp->range = range;
 	exp->nr_ranges++;
 	return 0;
@@ -570,8 +679,8 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 			 const struct amdgpu_ualink_msg *req,
 			 struct amdgpu_ualink_msg *rsp)
 {
-	struct amdgpu_ualink_npa_range *range;
 	struct amdgpu_ualink_export *exp;
+	struct export_range *range;
 	int reason;
 
 	mutex_lock(&dev->lock);
@@ -594,25 +703,27 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 		}
 	}
 	range = exp->range;
-	if (dev->ops->allow(dev->priv, peer, range->node.start, range->node.size)) {
+	if (dev->ops->allow(dev->priv, peer, range_start(range), range_size(range))) {
 		rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
-		if (!exp->nr_access) {	/* mapped for this importer only */
+		if (!range->holds) {	/* mapped for this importer only */
 			exp->range = NULL;
 			exp->nr_ranges--;
 			range_unmap(dev, range);
+			range_free(dev, range);
 		}
 		goto unlock;
 	}
 	__set_bit(peer, exp->access);
 	exp->nr_access++;
+	range->holds++;
 	dev->num_grants++;
 	trace_amdgpu_ualink_grant(dev->id, peer, exp->handle[0],
-				  range->node.start, range->node.size);
+				  range_start(range), range_size(range));
 granted:
 	rsp->type = AMDGPU_UALINK_MSG_NPA_RSP;
 	rsp->reason = 0;
-	rsp->npa = exp->range->node.start;
-	rsp->size = exp->range->node.size;
+	rsp->npa = range_start(exp->range);
+	rsp->size = range_size(exp->range);
 unlock:
 	mutex_unlock(&dev->lock);
 }
@@ -631,8 +742,8 @@ static void export_release(struct amdgpu_ualink_dev *dev, u16 peer,
 	mutex_lock(&dev->lock);
 	exp = __export_find(dev, req->handle, true);
 	if (exp && test_bit(peer, exp->access) &&
-	    exp->range->node.start == req->npa &&
-	    exp->range->node.size == req->size) {
+	    range_start(exp->range) == req->npa &&
+	    range_size(exp->range) == req->size) {
 		trace_amdgpu_ualink_release(dev->id, peer, exp->handle[0],
 					    req->npa, req->size);
 		access_remove(dev, exp, peer, &r);
@@ -662,9 +773,11 @@ void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_request);
 
 /*
- * Take out of every live export's access set the importers @gone says go,
- * one at a time: the lock is dropped to undo each, so the walk starts over
- * (a removal keeps its export alive, not its place in the list).
+ * Take out of every export's access set the importers @gone says go, live
+ * exports and ended ones alike (those waiting for the end work and those
+ * it is revoking), one at a time: the lock is dropped to undo each, so the
+ * walk starts over (a removal keeps its export alive, not its place in the
+ * list).
  */
 static void export_remove_where(struct amdgpu_ualink_dev *dev,
 				bool (*gone)(struct amdgpu_ualink_dev *dev,
@@ -675,7 +788,9 @@ static void export_remove_where(struct amdgpu_ualink_dev *dev,
 	struct access_removal r;
 	unsigned int peer;
 
-	struct list_head *lists[] = { &dev->export_list, &dev->draining };
+	struct list_head *lists[] = {
+		&dev->export_list, &dev->ended, &dev->draining,
+	};
 	unsigned int i;
 
 	mutex_lock(&dev->lock);
@@ -709,7 +824,9 @@ static bool is_peer(struct amdgpu_ualink_dev *dev, unsigned long arg, u16 peer)
 void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 {
 	export_remove_where(dev, is_peer, peer);
+	unacked_end(dev, peer);
 }
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_peer_gone);
 
 static bool not_member(struct amdgpu_ualink_dev *dev, unsigned long arg,
 		       u16 peer)
@@ -879,11 +996,13 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_detach);
 /*
  * The first half of ending an export, under the lock: its handle no longer
  * resolves for imports, and no importer joins its access set again (it
- * stays in the table for the releases of those in it). Returns NULL when
- * the buffer had no export.
+ * stays in the table for the releases of those in it). It moves to @to in
+ * the same step, so that revocations (export_remove_where()) always find
+ * it. Returns NULL when the buffer had no export.
  */
 static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
-						  void **slot)
+						  void **slot,
+						  struct list_head *to)
 {
 	struct amdgpu_ualink_export *exp;
 
@@ -894,7 +1013,7 @@ static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
 	if (!exp)
 		return NULL;
 	exp->ended = true;
-	list_del(&exp->link);
+	list_move_tail(&exp->link, to);
 	dev->num_exports--;
 	return exp;
 }
@@ -920,8 +1039,9 @@ static bool revoked_released(struct amdgpu_ualink_export *exp,
 }
 
 /*
- * The second half, without the lock: revoke, wait for the releases, undo,
- * unpin, free.
+ * The second half, without the lock, for an export on
+ * &amdgpu_ualink_dev.draining: revoke, wait for the releases, undo, unpin,
+ * free.
  */
 static void export_finish(struct amdgpu_ualink_dev *dev,
 			  struct amdgpu_ualink_export *exp)
@@ -936,12 +1056,11 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 
 	mutex_lock(&dev->lock);
 	/* releases and lost peers may take importers out meanwhile */
-	list_add_tail(&exp->link, &dev->draining);
 	n = exp->nr_access;
 	bitmap_copy(members, exp->access, AMDGPU_UALINK_MAX_ACCELS);
 	if (n) {
-		npa = exp->range->node.start;
-		size = exp->range->node.size;
+		npa = range_start(exp->range);
+		size = range_size(exp->range);
 	}
 	mutex_unlock(&dev->lock);
 
@@ -1045,7 +1164,7 @@ static void export_end_work(struct work_struct *work)
 		exp = list_first_entry_or_null(&dev->ended,
 					       struct amdgpu_ualink_export, link);
 		if (exp)
-			list_del(&exp->link);
+			list_move_tail(&exp->link, &dev->draining);
 		mutex_unlock(&dev->lock);
 		if (!exp)
 			break;
@@ -1074,11 +1193,9 @@ void amdgpu_ualink_export_end(struct amdgpu_ualink_dev *dev, void **slot)
 	struct amdgpu_ualink_export *exp;
 
 	mutex_lock(&dev->lock);
-	exp = export_unlink(dev, slot);
-	if (exp) {
-		list_add_tail(&exp->link, &dev->ended);
+	exp = export_unlink(dev, slot, &dev->ended);
+	if (exp)
 		queue_work(dev->wq, &dev->end_work);
-	}
 	mutex_unlock(&dev->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_end);
@@ -1108,7 +1225,7 @@ void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
 	struct amdgpu_ualink_export *exp;
 
 	mutex_lock(&dev->lock);
-	exp = export_unlink(dev, slot);
+	exp = export_unlink(dev, slot, &dev->draining);
 	mutex_unlock(&dev->lock);
 	if (exp)
 		export_finish(dev, exp);

@@ -1167,6 +1167,213 @@ static void export_reset_waits_for_undo(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
+/* Do two NPA ranges share an address? */
+static bool overlap(u64 npa, u64 size, u64 npa2, u64 size2)
+{
+	return npa < npa2 + size2 && npa2 < npa + size;
+}
+
+/* A thread that takes the importers out of the pod from the access sets. */
+struct remover {
+	struct amdgpu_ualink_dev *dev;
+	struct completion done;
+};
+
+static int remover_fn(void *arg)
+{
+	struct remover *r = arg;
+
+	amdgpu_ualink_export_revoke_nonmembers(r->dev);
+	complete(&r->done);
+	return 0;
+}
+
+/*
+ * Two importers of one range leave at once: B's removal (B left the pod)
+ * is stopped before the fabric denies it, while C, the last importer,
+ * lets go and is undone in full. The range must outlive B's removal: were
+ * it freed with C's, the next export mapped would land in it, and B, not
+ * yet denied there, would reach memory it was never granted. Once B's
+ * deny ran, the range goes.
+ */
+static void export_range_outlives_removals(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_1G, SZ_2M);
+	struct tobj *o2 = tpod_obj(pod, 2ULL * SZ_1G, SZ_2M);
+	struct tpod_node *a = tpod_node(pod, A);
+	struct amdgpu_ualink_import *ib, *ic, *ic2;
+	struct remover r = { .dev = a->dev };
+	struct task_struct *task;
+	u64 h[2], h2[2], addr, npa, size, allocated;
+	unsigned int ranges;
+
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, A, o2, h2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h, &ic), 0);
+	npa = ib->npa;
+	size = ib->size;
+
+	/* B leaves A's pod: its removal stops before the fabric denies it */
+	tpod_hold_arm(&a->deny_hold);
+	tpod_node(pod, B)->vpod = 1;
+	init_completion(&r.done);
+	task = kthread_run(remover_fn, &r, "ualink-remover");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	KUNIT_ASSERT_TRUE(test, tpod_hold_reached(&a->deny_hold));
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), 0);
+
+	/* C, the last importer in the set, lets go: undone in full */
+	amdgpu_ualink_import_put(ic);
+	flush_workqueue(tpod_dev(pod, C)->wq);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
+
+	/* the next range mapped is another: B can reach only its own */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &ic2), 0);
+	KUNIT_EXPECT_FALSE(test, overlap(npa, size, ic2->npa, ic2->size));
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, ic2->npa, &addr), 0);
+	KUNIT_EXPECT_EQ(test, addr, o2->addr);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, ic2->npa, &addr), -EACCES);
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 2);
+
+	/* B's removal finishes: denied, and the range goes with it */
+	tpod_hold_release(&a->deny_hold);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r.done, 10 * HZ));
+	kthread_stop(task);
+	put_task_struct(task);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 1);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
+
+	tpod_node(pod, B)->vpod = 0;
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_import_put(ic2);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_export_destroy(a->dev, &o->slot);
+	amdgpu_ualink_export_destroy(a->dev, &o2->slot);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->bad_unpins), 0);
+}
+
+/*
+ * An importer that did not acknowledge its shootdown may still cache
+ * translations of the range: nobody is given the range again until that
+ * importer's connection ended (its next HELLO makes it drop everything of
+ * ours). R, played by the test, has no connection, so the range waits for
+ * amdgpu_ualink_export_peer_gone(); B's, through the mailbox, is ended by
+ * the exporter at once.
+ */
+static void export_unacknowledged_range_kept(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_1G, SZ_2M);
+	struct tobj *o2 = tpod_obj(pod, 2ULL * SZ_1G, SZ_2M);
+	struct tobj *o3 = tpod_obj(pod, 3ULL * SZ_1G, SZ_2M);
+	struct tpod_node *a = tpod_node(pod, A);
+	struct amdgpu_ualink_mbox_stats *s;
+	struct amdgpu_ualink_import *ib;
+	struct amdgpu_ualink_msg rsp;
+	u64 h[2], h2[2], h3[2], npa, size, addr, allocated;
+	unsigned int ranges;
+
+	tpod_node(pod, R)->vpod = 0;
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, A, o2, h2);
+	tpod_export(pod, A, o3, h3);
+	heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_REQ, h, 0, 0, &rsp);
+	KUNIT_ASSERT_EQ(test, rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+	npa = rsp.npa;
+	size = rsp.size;
+
+	WRITE_ONCE(a->shootdown_fails, true);
+	heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_RELEASE, h, npa, size, &rsp);
+	WRITE_ONCE(a->shootdown_fails, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->dev->shootdown_errors), 1);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, R, npa, &addr), -EACCES);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+
+	/* neither R nor anyone else gets the range meanwhile */
+	heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_REQ, h2, 0, 0, &rsp);
+	KUNIT_ASSERT_EQ(test, rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+	KUNIT_EXPECT_FALSE(test, overlap(npa, size, rsp.npa, rsp.size));
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h3, &ib), 0);
+	KUNIT_EXPECT_FALSE(test, overlap(npa, size, ib->npa, ib->size));
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 3);
+
+	/* R's connection ends: its grant goes, and the range is free again */
+	amdgpu_ualink_export_peer_gone(a->dev, R);
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 1);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
+
+	/* B, through the mailbox: the exporter ends B's connection itself */
+	npa = ib->npa;
+	WRITE_ONCE(a->shootdown_fails, true);
+	amdgpu_ualink_import_put(ib);
+	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(a->dev);
+	WRITE_ONCE(a->shootdown_fails, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->dev->shootdown_errors), 2);
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+	amdgpu_ualink_mbox_get_stats(a->mbox, B, s);
+	KUNIT_EXPECT_EQ(test, s->resets, 1);
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 0);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+
+	amdgpu_ualink_export_destroy(a->dev, &o->slot);
+	amdgpu_ualink_export_destroy(a->dev, &o2->slot);
+	amdgpu_ualink_export_destroy(a->dev, &o3->slot);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->bad_unpins), 0);
+}
+
+/*
+ * An ended export whose second half waits on the device's workqueue (behind
+ * another one's) is revoked like a live one: an importer that leaves the
+ * pod is shut out at the fabric when amdgpu_ualink_export_revoke_nonmembers()
+ * returns, not once the end work reaches the export.
+ */
+static void export_ended_revoked_at_once(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_1G, SZ_2M);
+	struct tobj *o2 = tpod_obj(pod, 2ULL * SZ_1G, SZ_2M);
+	struct tpod_node *a = tpod_node(pod, A);
+	struct amdgpu_ualink_import *ic;
+	u64 h[2], h2[2], addr;
+
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, A, o2, h2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &ic), 0);
+
+	/* the end work stops in the first export's unpin; the second waits */
+	tpod_hold_arm(&a->unpin_hold);
+	amdgpu_ualink_export_end(a->dev, &o->slot);
+	KUNIT_ASSERT_TRUE(test, tpod_hold_reached(&a->unpin_hold));
+	amdgpu_ualink_export_end(a->dev, &o2->slot);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, ic->npa, &addr), 0);
+
+	/* C leaves the pod: shut out now */
+	tpod_node(pod, C)->vpod = 1;
+	amdgpu_ualink_export_revoke_nonmembers(a->dev);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, ic->npa, &addr), -EACCES);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	tpod_node(pod, C)->vpod = 0;
+
+	tpod_hold_release(&a->unpin_hold);
+	amdgpu_ualink_dev_flush(a->dev);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o2->pins, 0);
+	amdgpu_ualink_import_put(ic);
+	flush_workqueue(tpod_dev(pod, C)->wq);
+}
+
 static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_handles),
 	KUNIT_CASE(export_detach),
@@ -1180,6 +1387,9 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE_SLOW(export_revoke_bounded),
 	KUNIT_CASE(export_destroy_waits_for_undo),
 	KUNIT_CASE(export_reset_waits_for_undo),
+	KUNIT_CASE(export_range_outlives_removals),
+	KUNIT_CASE(export_unacknowledged_range_kept),
+	KUNIT_CASE(export_ended_revoked_at_once),
 	KUNIT_CASE(export_importer_reset),
 	KUNIT_CASE(export_print),
 	KUNIT_CASE(export_unreachable),

@@ -386,6 +386,7 @@ static void d_deny(void *priv, u16 importer, u64 npa, u64 size)
 	unsigned long first, last, *set;
 
 	lockdep_assert_not_held(&self->dev->lock);
+	tpod_hold_here(&self->deny_hold);
 	d_pages(self, npa, size, &first, &last);
 	mutex_lock(&self->access_lock);
 	set = mtree_load(&self->access, first);
@@ -528,6 +529,8 @@ static void tpod_destroy(void *data)
 		complete_all(&pod->node[i].shootdown_hold.go);
 		WRITE_ONCE(pod->node[i].unpin_hold.armed, false);
 		complete_all(&pod->node[i].unpin_hold.go);
+		WRITE_ONCE(pod->node[i].deny_hold.armed, false);
+		complete_all(&pod->node[i].deny_hold.go);
 	}
 	/* releases of imports still talk to their exporters */
 	for (i = 0; i < pod->n; i++)
@@ -609,6 +612,7 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 		mutex_init(&node->access_lock);
 		tpod_hold_init(&node->shootdown_hold);
 		tpod_hold_init(&node->unpin_hold);
+		tpod_hold_init(&node->deny_hold);
 	}
 	pod->n = n;
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, tpod_destroy, pod), 0);

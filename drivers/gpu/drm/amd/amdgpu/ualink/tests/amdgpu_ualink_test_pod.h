@@ -96,6 +96,8 @@ struct tpod_node {
 	bool shootdown_fails;
 	struct tpod_hold shootdown_hold;
 	struct tpod_hold unpin_hold;
+	/* stops a deny before the fabric shuts the importer out */
+	struct tpod_hold deny_hold;
 	atomic_t revokes;
 	/* unpins with a range still mapped, pins and puts without a reference */
 	atomic_t bad_unpins;

@@ -188,8 +188,10 @@ struct drm_amdgpu_ualink_import_batch {
  * - ``EOPNOTSUPP``: the device has no UALink (INFO too: nothing to say)
  * - ``ENETDOWN``: the device has UALink but is not active in its pod now
  *   (resetting or offline: INFO's state says which, and the ``ualink/``
- *   sysfs directory's ``accel_state`` does not read ``ready``); retry
- *   once it is. Not ``EOPNOTSUPP``, which would tell userspace to stop
+ *   sysfs directory's ``accel_state`` does not read ``ready``), or it
+ *   stopped during the call (an import then fails at once rather than
+ *   wait for a mailbox that may not come back); retry once it is
+ *   active. Not ``EOPNOTSUPP``, which would tell userspace to stop
  *   looking for UALink on this device for good; not ``ENOLINK``, which
  *   is about the exporter's side; not ``EAGAIN``, which libdrm's
  *   drmIoctl() retries at once, in a loop, for as long as a reset lasts

@@ -646,8 +646,8 @@ static bool conn_tick(struct amdgpu_ualink_peer *peer,
  * bounded by the timeout. Wait for the result with amdgpu_ualink_mbox_wait().
  *
  * Returns: 0 when submitted; -EINVAL for a bad peer ID or request, -ENOLINK
- * when the peer is offline, -ENOMEM, -ESHUTDOWN when the node is being
- * destroyed.
+ * when the peer is offline, -ENETDOWN while the node is quiesced, -ENOMEM,
+ * -ESHUTDOWN when the node is being destroyed.
  */
 int amdgpu_ualink_mbox_submit(struct amdgpu_ualink_mbox *mbox, u16 peer,
 			      struct amdgpu_ualink_req *req)
@@ -673,6 +673,12 @@ int amdgpu_ualink_mbox_submit(struct amdgpu_ualink_mbox *mbox, u16 peer,
 	ret = req_prepare(p, req);
 	if (!ret && p->state == AMDGPU_UALINK_CONN_OFFLINE)
 		ret = -ENOLINK;
+	/*
+	 * one queued before the flag was set is failed by the timer work
+	 * that amdgpu_ualink_mbox_quiesce() queues after setting it
+	 */
+	if (!ret && READ_ONCE(mbox->quiesced))
+		ret = -ENETDOWN;
 	if (!ret) {
 		list_add_tail(&req->link, &p->reqs);
 		conn_kick(p);
@@ -782,7 +788,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_cancel);
  * bounded by the timeout in force when the request was submitted.
  *
  * Returns: @req->status: 0 with @req->rsp filled in, -ETIMEDOUT, -ENOLINK,
- * -ESHUTDOWN; or -ERESTARTSYS when interrupted.
+ * -ENETDOWN (the node was quiesced), -ESHUTDOWN; or -ERESTARTSYS when
+ * interrupted.
  */
 int amdgpu_ualink_mbox_wait(struct amdgpu_ualink_mbox *mbox,
 			    struct amdgpu_ualink_req *req)
@@ -1024,12 +1031,29 @@ static bool conn_on_tick(struct amdgpu_ualink_peer *peer, unsigned long now,
 	return busy;
 }
 
+/*
+ * Our requests would wait on the transport for as long as the mailbox stays
+ * quiesced, which may be for good: they fail instead. The handshake's own
+ * wait, which nobody waits for, is redone on resume.
+ */
+static void conn_quiesce(struct amdgpu_ualink_peer *peer)
+{
+	struct amdgpu_ualink_req *req, *next;
+
+	lockdep_assert_held(&peer->lock);
+
+	list_for_each_entry_safe(req, next, &peer->reqs, link)
+		if (!req->internal)
+			req_finish(peer, req, -ENETDOWN);
+}
+
 static const struct amdgpu_ualink_link_events conn_events = {
 	.peer_init = conn_peer_init,
 	.peer_fini = conn_peer_fini,
 	.visit = conn_visit,
 	.receive = conn_rx,
 	.tick = conn_on_tick,
+	.quiesce = conn_quiesce,
 };
 
 /**

@@ -1052,6 +1052,7 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	struct access_removal r;
 	u64 npa = 0, size = 0;
 	bool pinned;
+	int ret;
 	long left;
 
 	mutex_lock(&dev->lock);
@@ -1088,8 +1089,9 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 		req->msg.size = size;
 		trace_amdgpu_ualink_revoke(dev->id, peer, exp->handle[0], npa, size);
 		/* one that cannot be sent is done at once */
-		if (amdgpu_ualink_mbox_submit(dev->mbox, peer, req)) {
-			req->status = -ENOLINK;
+		ret = amdgpu_ualink_mbox_submit(dev->mbox, peer, req);
+		if (ret) {
+			req->status = ret;
 			init_completion(&req->done);
 			complete_all(&req->done);
 		}
@@ -1098,12 +1100,14 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	for (i = 0; revs && i < n; i++) {
 		wait_for_completion(&revs[i].req.done);
 		/*
-		 * No answer, the connection alive: the importer may still
-		 * believe its import ready, and would read whatever the range
-		 * holds next once it is let into it again. End the connection:
-		 * the next contact's HELLO makes it drop all it holds of ours.
+		 * No answer (a timeout, our mailbox stopped), and the
+		 * connection not known to have ended (-ENOLINK): the importer
+		 * may still believe its import ready, and would read whatever
+		 * the range holds next once it is let into it again. End the
+		 * connection: the next contact's HELLO makes it drop all it
+		 * holds of ours.
 		 */
-		if (revs[i].req.status == -ETIMEDOUT)
+		if (revs[i].req.status && revs[i].req.status != -ENOLINK)
 			amdgpu_ualink_mbox_peer_forget(dev->mbox, revs[i].peer);
 	}
 	/* nobody was told: the same for each importer */

@@ -636,9 +636,15 @@ static void tick_work(struct work_struct *work)
 	struct amdgpu_ualink_peer *peer;
 	bool busy = false;
 
-	/* quiesced: deadlines are looked at again on resume */
-	if (READ_ONCE(mbox->quiesced))
+	/* quiesced: no transport; what waits on it ends (resume re-arms us) */
+	if (READ_ONCE(mbox->quiesced)) {
+		xa_for_each(&mbox->peers, index, peer) {
+			mutex_lock(&peer->lock);
+			mbox->events->quiesce(peer);
+			mutex_unlock(&peer->lock);
+		}
 		return;
+	}
 	worker_begin();
 	xa_for_each(&mbox->peers, index, peer) {
 		mutex_lock(&peer->lock);
@@ -793,11 +799,15 @@ void amdgpu_ualink_link_fini(struct amdgpu_ualink_mbox *mbox)
  *
  * For a device going to sleep or being reset: when this returns, no call
  * into &amdgpu_ualink_mbox_ops is in progress and none is made until
- * amdgpu_ualink_mbox_resume(). Messages submitted meanwhile wait in their
- * queues, doorbells are remembered, and deadlines are looked at again on
- * resume (a request may then time out at once). Does not wait for the
- * export/import layer's callbacks, which may wait for GPU work (a
- * revocation) that a reset has to end first.
+ * amdgpu_ualink_mbox_resume(). Nothing waits on the transport meanwhile,
+ * since a device may stay quiesced for good (a failed reset, a teardown):
+ * amdgpu_ualink_mbox_submit() refuses new requests with -ENETDOWN, and
+ * those in flight fail with -ENETDOWN on the timer work queued here (a
+ * GPU reset may call this, where the peers' locks, held across
+ * allocations, must not be taken). Answers to peers wait in their queues,
+ * doorbells are remembered. Does not wait for the export/import layer's
+ * callbacks, which may wait for GPU work (a revocation) that a reset has
+ * to end first.
  *
  * Context: process context; not from the mailbox's callbacks.
  */
@@ -806,6 +816,7 @@ void amdgpu_ualink_mbox_quiesce(struct amdgpu_ualink_mbox *mbox)
 	down_write(&mbox->hw_sem);
 	WRITE_ONCE(mbox->quiesced, true);
 	up_write(&mbox->hw_sem);
+	mod_delayed_work(mbox->wq, &mbox->tick, 0);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_quiesce);
 

@@ -124,6 +124,11 @@ struct amdgpu_ualink_link_events {
 	 */
 	bool (*tick)(struct amdgpu_ualink_peer *peer, unsigned long now,
 		     bool stuck);
+	/**
+	 * @quiesce: the timer work's look at the peer while the mailbox is
+	 * quiesced: end what waits on the transport for it
+	 */
+	void (*quiesce)(struct amdgpu_ualink_peer *peer);
 };
 
 struct amdgpu_ualink_mbox {

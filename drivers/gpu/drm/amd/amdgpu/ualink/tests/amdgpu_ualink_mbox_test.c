@@ -551,14 +551,19 @@ static void mbox_benchmark(struct kunit *test)
 
 /*
  * A quiesced node (a device suspending, or being reset) makes no call into
- * its transport: a request it submits waits in its queue, and its peer's
- * request waits in the ring, doorbell rung. Resumed, both complete.
+ * its transport, and nothing waits on it for as long as it stays quiesced,
+ * which may be for good (a failed reset, a device going away): a request
+ * in flight when it quiesces fails with -ENETDOWN (its timeout is an
+ * hour: the timer did it, not a deadline), and one
+ * submitted while quiesced is refused with -ENETDOWN. Its peer's request
+ * waits in the ring, doorbell rung. Resumed, that one is answered and new
+ * requests complete.
  */
 static void mbox_quiesce(struct kunit *test)
 {
 	static const u16 ids[] = { A, B };
 	struct tpod *pod = tpod_create(test, 2, ids, NULL);
-	struct amdgpu_ualink_req *r = tpod_reqs(pod, 3);
+	struct amdgpu_ualink_req *r = tpod_reqs(pod, 5);
 	struct amdgpu_ualink_mbox *ma = tpod_mbox(pod, A);
 	int calls;
 
@@ -567,29 +572,39 @@ static void mbox_quiesce(struct kunit *test)
 	tpod_req_init(&r[0], A, B, 1);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_call(ma, B, &r[0]), 0);
 
-	amdgpu_ualink_mbox_quiesce(ma);
-	calls = atomic_read(&tpod_node(pod, A)->hw_calls);
+	/* in flight: B holds its answer back */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(ma, 3600 * MSEC_PER_SEC, 0), 0);
+	tpod_pause(pod, B, true);
 	tpod_req_init(&r[1], A, B, 2);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(ma, B, &r[1]), 0);
+	KUNIT_EXPECT_FALSE(test, completion_done(&r[1].done));
+
+	amdgpu_ualink_mbox_quiesce(ma);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&r[1].done, 10 * HZ));
+	KUNIT_EXPECT_EQ(test, r[1].status, -ENETDOWN);
+	calls = atomic_read(&tpod_node(pod, A)->hw_calls);
+	tpod_req_init(&r[3], A, B, 4);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(ma, B, &r[3]), -ENETDOWN);
+	tpod_pause(pod, B, false);
 	tpod_req_init(&r[2], B, A, 3);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, B), A, &r[2]), 0);
 	/*
 	 * A's worker ran for the doorbell, and its timer work ran (made to,
-	 * not waited for), which writes a waiting queue once resumed (below):
-	 * neither called the transport.
+	 * not waited for): neither called the transport.
 	 */
 	amdgpu_ualink_mbox_flush(ma);
 	amdgpu_ualink_mbox_tick_now(ma);
 	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->hw_calls), calls);
-	KUNIT_EXPECT_FALSE(test, completion_done(&r[1].done));
 	KUNIT_EXPECT_EQ(test, tpod_handled(pod, A), 0);
 
 	amdgpu_ualink_mbox_resume(ma);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(ma, &r[1]), 0);
-	KUNIT_EXPECT_EQ(test, r[1].rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, B), &r[2]), 0);
 	KUNIT_EXPECT_EQ(test, tpod_handled(pod, A), 1);
 	KUNIT_EXPECT_GT(test, atomic_read(&tpod_node(pod, A)->hw_calls), calls);
+	/* the same submission as the refused one, resumed */
+	tpod_req_init(&r[4], A, B, 5);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_call(ma, B, &r[4]), 0);
+	KUNIT_EXPECT_EQ(test, r[4].rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
 }
 
 static struct kunit_case amdgpu_ualink_mbox_cases[] = {

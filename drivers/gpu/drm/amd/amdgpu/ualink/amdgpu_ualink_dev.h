@@ -187,6 +187,11 @@ struct amdgpu_ualink_dev {
 	 * connection ends
 	 */
 	struct list_head unacked;
+	/**
+	 * @export_moves: exports that left a list or changed lists, so that
+	 * a walk that dropped @lock knows whether its place is still valid
+	 */
+	unsigned long export_moves;
 	/** @end_work: finishes the exports in @ended, on @wq */
 	struct work_struct end_work;
 	/** @imports: &struct amdgpu_ualink_import by handle */

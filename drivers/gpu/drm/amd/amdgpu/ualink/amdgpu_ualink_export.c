@@ -775,9 +775,11 @@ EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_request);
 /*
  * Take out of every export's access set the importers @gone says go, live
  * exports and ended ones alike (those waiting for the end work and those
- * it is revoking), one at a time: the lock is dropped to undo each, so the
- * walk starts over (a removal keeps its export alive, not its place in the
- * list).
+ * it is revoking), one at a time. The lock is dropped to undo each; the
+ * walk goes on from where it was unless an export left or changed its list
+ * meanwhile (&amdgpu_ualink_dev.export_moves), and starts over then: a
+ * removal keeps its export alive, not its place in the list. So the walk
+ * is linear in the exports, not quadratic, when nothing ends beside it.
  */
 static void export_remove_where(struct amdgpu_ualink_dev *dev,
 				bool (*gone)(struct amdgpu_ualink_dev *dev,
@@ -793,8 +795,11 @@ static void export_remove_where(struct amdgpu_ualink_dev *dev,
 	};
 	unsigned int i;
 
+	unsigned long moves;
+
 	mutex_lock(&dev->lock);
 again:
+	moves = dev->export_moves;
 	for (i = 0; i < ARRAY_SIZE(lists); i++) {
 		list_for_each_entry(exp, lists[i], link) {
 			for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
@@ -804,7 +809,8 @@ again:
 				mutex_unlock(&dev->lock);
 				access_undo(dev, &r);
 				mutex_lock(&dev->lock);
-				goto again;
+				if (dev->export_moves != moves)
+					goto again;
 			}
 		}
 	}
@@ -1014,6 +1020,7 @@ static struct amdgpu_ualink_export *export_unlink(struct amdgpu_ualink_dev *dev,
 		return NULL;
 	exp->ended = true;
 	list_move_tail(&exp->link, to);
+	dev->export_moves++;
 	dev->num_exports--;
 	return exp;
 }
@@ -1133,6 +1140,7 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 		mutex_lock(&dev->lock);
 	}
 	list_del(&exp->link);
+	dev->export_moves++;
 	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
 	mutex_unlock(&dev->lock);
 
@@ -1167,8 +1175,10 @@ static void export_end_work(struct work_struct *work)
 		mutex_lock(&dev->lock);
 		exp = list_first_entry_or_null(&dev->ended,
 					       struct amdgpu_ualink_export, link);
-		if (exp)
+		if (exp) {
 			list_move_tail(&exp->link, &dev->draining);
+			dev->export_moves++;
+		}
 		mutex_unlock(&dev->lock);
 		if (!exp)
 			break;

@@ -6,6 +6,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/kthread.h>
 #include <linux/sched/task.h>
 #include <linux/wait_bit.h>
@@ -1374,6 +1375,129 @@ static void export_ended_revoked_at_once(struct kunit *test)
 	flush_workqueue(tpod_dev(pod, C)->wq);
 }
 
+#define LOSS_EXPORTS	100000
+#define LOSS_SHARE	1000	/* at full_scale=0: the debug guest */
+
+/* Requests to A from B's mailbox, timed, until told to stop. */
+struct prober {
+	struct amdgpu_ualink_mbox *mbox;
+	bool stop;
+	unsigned int probes;
+	unsigned int failures;
+	u64 max_ns;
+	struct completion done;
+};
+
+static int prober_fn(void *arg)
+{
+	struct prober *p = arg;
+	struct amdgpu_ualink_req req;
+	u64 tag = 1;
+
+	while (!READ_ONCE(p->stop)) {
+		u64 start = ktime_get_ns();
+
+		/* a handle A never made: answered NPA_FAIL by A's worker */
+		tpod_req_init(&req, B, A, tag++);
+		if (amdgpu_ualink_mbox_call(p->mbox, A, &req) ||
+		    req.rsp.type != AMDGPU_UALINK_MSG_NPA_FAIL)
+			p->failures++;
+		p->max_ns = max(p->max_ns, ktime_get_ns() - start);
+		WRITE_ONCE(p->probes, p->probes + 1);
+		usleep_range(1000, 2000);
+	}
+	complete(&p->done);
+	return 0;
+}
+
+static void kvfree_action(void *ptr)
+{
+	kvfree(ptr);
+}
+
+/*
+ * One user's exports must not cost the pod its liveness: 100,000 exports
+ * (4 KiB buffers, what any render client can make) are granted to one
+ * importer, R, whose connection to their exporter A then ends. A's worker
+ * takes R out of every access set while B keeps asking A for imports:
+ * every one of B's requests is answered, none times out and B's
+ * connection to A never ends. The time the removals took on A's worker
+ * and the longest round trip B saw meanwhile are printed. At
+ * full_scale=0 (the debug guest), 1,000 exports.
+ */
+static void export_peer_loss_at_scale(struct kunit *test)
+{
+	unsigned int n = tpod_full_scale ? LOSS_EXPORTS : LOSS_SHARE, i, bad = 0;
+	unsigned int timeout_ms, retries;
+	struct tpod *pod = pod_create(test);
+	struct tpod_node *a = tpod_node(pod, A);
+	struct prober p = { .mbox = tpod_mbox(pod, B) };
+	struct amdgpu_ualink_mbox_stats *s;
+	struct amdgpu_ualink_msg rsp;
+	struct task_struct *task;
+	u64 (*h)[2], start, took;
+	struct tobj *objs;
+
+	objs = kvcalloc(n, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kvfree_action, objs), 0);
+	h = kvcalloc(n, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kvfree_action, h), 0);
+	s = kunit_kzalloc(test, sizeof(*s), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, s);
+
+	tpod_node(pod, R)->vpod = 0;
+	for (i = 0; i < n; i++) {
+		objs[i].addr = (u64)i * SZ_4K;
+		objs[i].size = SZ_4K;
+		tpod_export(pod, A, &objs[i], h[i]);
+		heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_REQ, h[i], 0, 0, &rsp);
+		if (rsp.type != AMDGPU_UALINK_MSG_NPA_RSP)
+			bad++;
+	}
+	KUNIT_ASSERT_EQ(test, bad, 0);
+	KUNIT_ASSERT_EQ(test, tpod_grants(pod, A), n);
+
+	/* B's requests are answered before the loss */
+	init_completion(&p.done);
+	task = kthread_run(prober_fn, &p, "ualink-prober");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	get_task_struct(task);
+	while (READ_ONCE(p.probes) < 3)
+		usleep_range(1000, 2000);
+
+	/* R's connection ends: A's worker hears of it */
+	start = ktime_get_ns();
+	amdgpu_ualink_mbox_peer_offline(a->mbox, R);
+	while (READ_ONCE(a->dev->num_grants) &&
+	       ktime_get_ns() - start < 600ULL * NSEC_PER_SEC)
+		usleep_range(1000, 2000);
+	took = ktime_get_ns() - start;
+	/* and after it */
+	i = READ_ONCE(p.probes);
+	while (READ_ONCE(p.probes) < i + 3)
+		usleep_range(1000, 2000);
+	WRITE_ONCE(p.stop, true);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&p.done, 60 * HZ));
+	kthread_stop(task);
+	put_task_struct(task);
+
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, p.failures, 0);
+	amdgpu_ualink_mbox_get_stats(p.mbox, A, s);
+	KUNIT_EXPECT_EQ(test, s->timeouts, 0);
+	KUNIT_EXPECT_EQ(test, s->resets, 0);
+	amdgpu_ualink_mbox_get_timeout(p.mbox, &timeout_ms, &retries);
+	kunit_info(test, "%u exports granted to one lost importer: taken out in %llu ms on the exporter's worker; another peer's requests meanwhile: %u, %u failed, the longest round trip %llu ms (mailbox timeout %u ms)\n",
+		   n, took / NSEC_PER_MSEC, p.probes, p.failures,
+		   p.max_ns / NSEC_PER_MSEC, timeout_ms);
+
+	for (i = 0; i < n; i++)
+		amdgpu_ualink_export_destroy(a->dev, &objs[i].slot);
+	KUNIT_EXPECT_EQ(test, a->dev->num_pins, 0);
+}
+
 static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_handles),
 	KUNIT_CASE(export_detach),
@@ -1390,6 +1514,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_range_outlives_removals),
 	KUNIT_CASE(export_unacknowledged_range_kept),
 	KUNIT_CASE(export_ended_revoked_at_once),
+	KUNIT_CASE_SLOW(export_peer_loss_at_scale),
 	KUNIT_CASE(export_importer_reset),
 	KUNIT_CASE(export_print),
 	KUNIT_CASE(export_unreachable),

@@ -703,11 +703,15 @@ void amdgpu_ualink_import_revoke(struct amdgpu_ualink_dev *dev, u16 peer,
 	mutex_unlock(&dev->lock);
 }
 
-/* Call @fn on every import in the table, under the device's lock. */
+/*
+ * Call @fn on every import in the table, under the device's lock and in
+ * the walk's RCU read-side section: @fn must not sleep.
+ */
 static void import_for_each(struct amdgpu_ualink_dev *dev,
 			    void (*fn)(struct amdgpu_ualink_dev *dev,
-				       struct amdgpu_ualink_import *imp, u16 arg),
-			    u16 arg)
+				       struct amdgpu_ualink_import *imp,
+				       unsigned long arg),
+			    unsigned long arg)
 {
 	struct amdgpu_ualink_import *imp;
 	struct rhashtable_iter iter;
@@ -723,10 +727,18 @@ static void import_for_each(struct amdgpu_ualink_dev *dev,
 	mutex_unlock(&dev->lock);
 }
 
-static void import_drop_if_nonmember(struct amdgpu_ualink_dev *dev,
-				     struct amdgpu_ualink_import *imp, u16 unused)
+static void import_note_exporter(struct amdgpu_ualink_dev *dev,
+				 struct amdgpu_ualink_import *imp,
+				 unsigned long exporters)
 {
-	if (dev->ops->member(dev->priv, import_exporter(imp)))
+	__set_bit(import_exporter(imp), (unsigned long *)exporters);
+}
+
+static void import_drop_if_from(struct amdgpu_ualink_dev *dev,
+				struct amdgpu_ualink_import *imp,
+				unsigned long exporters)
+{
+	if (!test_bit(import_exporter(imp), (const unsigned long *)exporters))
 		return;
 	import_settle(dev, imp);
 	if (imp->state == AMDGPU_UALINK_IMPORT_PENDING)
@@ -748,12 +760,23 @@ static void import_drop_if_nonmember(struct amdgpu_ualink_dev *dev,
  */
 void amdgpu_ualink_import_drop_nonmembers(struct amdgpu_ualink_dev *dev)
 {
-	import_for_each(dev, import_drop_if_nonmember, 0);
+	DECLARE_BITMAP(gone, AMDGPU_UALINK_MAX_ACCELS);
+	unsigned int peer;
+
+	bitmap_zero(gone, AMDGPU_UALINK_MAX_ACCELS);
+	import_for_each(dev, import_note_exporter, (unsigned long)gone);
+	/* outside the walk's RCU read-side section: the op may sleep */
+	for_each_set_bit(peer, gone, AMDGPU_UALINK_MAX_ACCELS)
+		if (dev->ops->member(dev->priv, peer))
+			__clear_bit(peer, gone);
+	if (!bitmap_empty(gone, AMDGPU_UALINK_MAX_ACCELS))
+		import_for_each(dev, import_drop_if_from, (unsigned long)gone);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_import_drop_nonmembers);
 
 static void import_kill_if_from(struct amdgpu_ualink_dev *dev,
-				struct amdgpu_ualink_import *imp, u16 peer)
+				struct amdgpu_ualink_import *imp,
+				unsigned long peer)
 {
 	if (import_exporter(imp) == peer)
 		import_kill(dev, imp, -ENOLINK, false);

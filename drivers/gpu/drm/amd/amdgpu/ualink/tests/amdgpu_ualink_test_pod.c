@@ -341,6 +341,8 @@ static bool d_member(void *priv, u16 peer)
 	struct tpod_node *self = priv;
 	struct tpod_node *node = tpod_node(self->pod, peer);
 
+	/* the op may sleep (amdgpu's asks its IP): the debug guest checks */
+	might_sleep();
 	return node && node->vpod == self->vpod;
 }
 

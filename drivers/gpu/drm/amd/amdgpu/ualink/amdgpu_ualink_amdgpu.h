@@ -96,7 +96,9 @@ struct amdgpu_ualink_hw_funcs {
 		     u64 size);
 	/**
 	 * @shootdown: make @importer forget its translations of our range
-	 * @npa, @size; returns 0 once the importer acknowledged, or
+	 * @npa, @size (or of our whole window, see
+	 * &amdgpu_ualink_dev_ops.shootdown); returns 0 once the importer
+	 * acknowledged, or
 	 * -ETIMEDOUT when it did not within a bounded wait of the IP's own
 	 * (the core then relies on @deny, done before)
 	 */

@@ -95,7 +95,10 @@ struct amdgpu_ualink_dev_ops {
 	void (*deny)(void *priv, u16 importer, u64 npa, u64 size);
 	/**
 	 * @shootdown: @importer must forget every translation of the range
-	 * @npa, @size of our window it may cache; returns 0 once it has and
+	 * @npa, @size of our window it may cache (the whole window, from
+	 * amdgpu_ualink_npa_build(id, 0) for %AMDGPU_UALINK_NPA_WINDOW_SIZE,
+	 * when the importer was taken out of every range at once: a lost
+	 * peer, a change of virtual pod, our reset); returns 0 once it has and
 	 * no access of it through an old translation is in flight, or a
 	 * negative errno when it did not acknowledge within a bounded time
 	 * (the driver's). Must not depend on this node's mailbox worker.
@@ -167,6 +170,12 @@ struct amdgpu_ualink_dev {
 	 * @lock; amdgpu_ualink_dev_reset() waits for 0
 	 */
 	unsigned int revoking;
+	/**
+	 * @walk_lock: serialises the walks that take importers out of every
+	 * access set (a lost peer, a change of virtual pod, a reset); taken
+	 * before @lock
+	 */
+	struct mutex walk_lock;
 	/**
 	 * @lock: protects @exports, @export_list, @ended, @draining,
 	 * @unacked, @imports, every export's access set and ranges, every

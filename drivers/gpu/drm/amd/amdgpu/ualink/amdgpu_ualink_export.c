@@ -150,6 +150,11 @@ struct export_range {
 	unsigned int unacked;
 	/* its page tables are in place */
 	bool mapped;
+	/* the export it maps */
+	struct amdgpu_ualink_export *exp;
+	/* removals of an export_remove_where() walk not yet done, and its list */
+	unsigned int batched;
+	struct list_head batch;
 };
 
 /*
@@ -201,6 +206,7 @@ int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
 	INIT_LIST_HEAD(&dev->ended);
 	INIT_LIST_HEAD(&dev->draining);
 	INIT_LIST_HEAD(&dev->unacked);
+	mutex_init(&dev->walk_lock);
 	INIT_WORK(&dev->end_work, export_end_work);
 	return rhashtable_init(&dev->exports, &export_params);
 }
@@ -214,6 +220,7 @@ void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev)
 	WARN_ON(dev->num_exports);
 	/* no connection is left to end: the ranges kept for one go */
 	unacked_end(dev, -1);
+	mutex_destroy(&dev->walk_lock);
 	rhashtable_destroy(&dev->exports);
 }
 
@@ -547,54 +554,66 @@ static void access_remove(struct amdgpu_ualink_dev *dev,
 }
 
 /*
- * Undo a removal: the fabric refuses the importer, its translations are
- * shot down; whoever drops the range's last hold unmaps it, and the range
- * goes back to the window once no importer that failed to acknowledge its
- * shootdown keeps it. The export is not touched after the count its
- * destroyer waits for drops, under the lock.
+ * Ask @peer to forget its translations of @npa, @size of our window;
+ * bounded by the driver. Returns the driver's answer, counted when it is
+ * an error.
  */
-static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
+static int access_shoot(struct amdgpu_ualink_dev *dev, u16 peer, u64 npa,
+			u64 size)
 {
-	struct amdgpu_ualink_export *exp = r->exp;
-	struct export_range *range = r->range;
-	u64 npa = range_start(range), size = range_size(range);
-	struct range_unacked *u = NULL;
-	bool unmap;
 	int ret = 0;
 
-	dev->ops->deny(dev->priv, r->peer, npa, size);
-	/* bounded by the driver */
 	if (dev->ops->shootdown)
-		ret = dev->ops->shootdown(dev->priv, r->peer, npa, size);
-	trace_amdgpu_ualink_shootdown(dev->id, r->peer, npa, size, ret);
+		ret = dev->ops->shootdown(dev->priv, peer, npa, size);
+	trace_amdgpu_ualink_shootdown(dev->id, peer, npa, size, ret);
 	if (ret) {
 		atomic_inc(&dev->shootdown_errors);
 		pr_warn_ratelimited("amdgpu_ualink: accelerator %u: shootdown by %u unacknowledged\n",
-				    dev->id, r->peer);
-		/* without it the range is kept for the device's life */
-		u = kmalloc_obj(*u, GFP_KERNEL);
+				    dev->id, peer);
 	}
+	return ret;
+}
+
+/*
+ * @peer did not acknowledge the shootdown of @range, which a removal not
+ * yet done still holds: the fabric refuses it, but it may still cache
+ * translations of the range, and were it let into the range again for
+ * another export, they would reach that memory. The range stays out of
+ * the window until @peer's connection has ended (without memory for the
+ * record, for the device's life).
+ */
+static void range_keep(struct amdgpu_ualink_dev *dev,
+		       struct export_range *range, u16 peer)
+{
+	struct range_unacked *u = kmalloc_obj(*u, GFP_KERNEL);
 
 	mutex_lock(&dev->lock);
-	if (ret) {
-		/*
-		 * The fabric refuses the importer, but it may still cache
-		 * translations of the range: were it let into the range
-		 * again for another export, they would reach that memory.
-		 */
-		range->unacked++;
-		if (u) {
-			u->range = range;
-			u->peer = r->peer;
-			list_add_tail(&u->link, &dev->unacked);
-		}
+	range->unacked++;
+	if (u) {
+		u->range = range;
+		u->peer = peer;
+		list_add_tail(&u->link, &dev->unacked);
 	}
-	unmap = !--range->holds;
 	mutex_unlock(&dev->lock);
+}
 
-	/* the next contact's HELLO makes it drop all it holds of ours */
-	if (ret)
-		amdgpu_ualink_mbox_peer_forget(dev->mbox, r->peer);
+/*
+ * @n removals from @range, of @exp, denied and shot down: drop their holds.
+ * Whoever drops the range's last hold unmaps it, and the range goes back to
+ * the window once no importer that failed to acknowledge its shootdown
+ * keeps it. The export is not touched after the count its destroyer waits
+ * for drops, under the lock.
+ */
+static void access_done(struct amdgpu_ualink_dev *dev,
+			struct amdgpu_ualink_export *exp,
+			struct export_range *range, unsigned int n)
+{
+	bool unmap;
+
+	mutex_lock(&dev->lock);
+	range->holds -= n;
+	unmap = !range->holds;
+	mutex_unlock(&dev->lock);
 	if (unmap)
 		range_unmap(dev, range);
 
@@ -605,13 +624,35 @@ static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
 		if (!range->unacked)
 			range_free(dev, range);
 	}
-	dev->num_grants--;
-	if (!--exp->nr_undoing)
+	dev->num_grants -= n;
+	exp->nr_undoing -= n;
+	if (!exp->nr_undoing)
 		wake_up_var(exp);
 	if (!dev->num_grants)
 		wake_up_var(&dev->num_grants);
 	mutex_unlock(&dev->lock);
 	/* the export may be freed by now */
+}
+
+/*
+ * Undo a removal: the fabric refuses the importer, its translations of the
+ * range are shot down, then access_done(). An importer that did not
+ * acknowledge has its connection ended: its next HELLO makes it drop all
+ * it holds of ours.
+ */
+static void access_undo(struct amdgpu_ualink_dev *dev, struct access_removal *r)
+{
+	struct export_range *range = r->range;
+	u64 npa = range_start(range), size = range_size(range);
+	int ret;
+
+	dev->ops->deny(dev->priv, r->peer, npa, size);
+	ret = access_shoot(dev, r->peer, npa, size);
+	if (ret)
+		range_keep(dev, range, r->peer);
+	access_done(dev, r->exp, range, 1);
+	if (ret)
+		amdgpu_ualink_mbox_peer_forget(dev->mbox, r->peer);
 }
 
 /*
@@ -665,6 +706,7 @@ static int export_map(struct amdgpu_ualink_dev *dev,
 		goto free;
 	}
 	range->mapped = true;
+	range->exp = exp;
 	exp->range = range;
 	exp->nr_ranges++;
 	return 0;
@@ -775,28 +817,42 @@ EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_request);
 /*
  * Take out of every export's access set the importers @gone says go, live
  * exports and ended ones alike (those waiting for the end work and those
- * it is revoking), one at a time. The lock is dropped to undo each; the
- * walk goes on from where it was unless an export left or changed its list
- * meanwhile (&amdgpu_ualink_dev.export_moves), and starts over then: a
- * removal keeps its export alive, not its place in the list. So the walk
- * is linear in the exports, not quadratic, when nothing ends beside it.
+ * it is revoking). Walks are serialised (&amdgpu_ualink_dev.walk_lock).
+ *
+ * The fabric refuses each importer on each range as it is taken out (the
+ * lock is dropped for each deny). The walk goes on from where it was
+ * unless an export left or changed its list meanwhile
+ * (&amdgpu_ualink_dev.export_moves), and starts over then: a removal keeps
+ * its export alive, not its place in the list. So the walk is linear in
+ * the exports, not quadratic, when nothing ends beside it.
+ *
+ * Every importer taken out holds nothing of ours any more, so it is shot
+ * down once, for the whole window, not once per range: a lost peer, which
+ * answers no shootdown, costs the driver's bound once. Only then are the
+ * removals done and the ranges nobody holds unmapped. An importer that did
+ * not acknowledge keeps every range of the walk out of the window until
+ * its connection has ended.
  */
 static void export_remove_where(struct amdgpu_ualink_dev *dev,
 				bool (*gone)(struct amdgpu_ualink_dev *dev,
 					     unsigned long arg, u16 peer),
 				unsigned long arg)
 {
-	struct amdgpu_ualink_export *exp;
-	struct access_removal r;
-	unsigned int peer;
-
 	struct list_head *lists[] = {
 		&dev->export_list, &dev->ended, &dev->draining,
 	};
-	unsigned int i;
-
+	DECLARE_BITMAP(peers, AMDGPU_UALINK_MAX_ACCELS);
+	DECLARE_BITMAP(unacked, AMDGPU_UALINK_MAX_ACCELS);
+	struct export_range *range, *next;
+	struct amdgpu_ualink_export *exp;
+	struct access_removal r;
+	unsigned int peer, i, n;
 	unsigned long moves;
+	LIST_HEAD(batch);
 
+	bitmap_zero(peers, AMDGPU_UALINK_MAX_ACCELS);
+	bitmap_zero(unacked, AMDGPU_UALINK_MAX_ACCELS);
+	mutex_lock(&dev->walk_lock);
 	mutex_lock(&dev->lock);
 again:
 	moves = dev->export_moves;
@@ -806,8 +862,13 @@ again:
 				if (!gone(dev, arg, peer))
 					continue;
 				access_remove(dev, exp, peer, &r);
+				range = r.range;
+				if (!range->batched++)
+					list_add_tail(&range->batch, &batch);
+				__set_bit(peer, peers);
 				mutex_unlock(&dev->lock);
-				access_undo(dev, &r);
+				dev->ops->deny(dev->priv, peer, range_start(range),
+					       range_size(range));
 				mutex_lock(&dev->lock);
 				if (dev->export_moves != moves)
 					goto again;
@@ -815,6 +876,27 @@ again:
 		}
 	}
 	mutex_unlock(&dev->lock);
+
+	for_each_set_bit(peer, peers, AMDGPU_UALINK_MAX_ACCELS)
+		if (access_shoot(dev, peer, amdgpu_ualink_npa_build(dev->id, 0),
+				 AMDGPU_UALINK_NPA_WINDOW_SIZE))
+			__set_bit(peer, unacked);
+
+	/* the walk's own list: no other walk touches @batch meanwhile */
+	list_for_each_entry_safe(range, next, &batch, batch) {
+		mutex_lock(&dev->lock);
+		list_del(&range->batch);
+		n = range->batched;
+		range->batched = 0;
+		exp = range->exp;
+		mutex_unlock(&dev->lock);
+		for_each_set_bit(peer, unacked, AMDGPU_UALINK_MAX_ACCELS)
+			range_keep(dev, range, peer);
+		access_done(dev, exp, range, n);
+	}
+	for_each_set_bit(peer, unacked, AMDGPU_UALINK_MAX_ACCELS)
+		amdgpu_ualink_mbox_peer_forget(dev->mbox, peer);
+	mutex_unlock(&dev->walk_lock);
 }
 
 static bool is_peer(struct amdgpu_ualink_dev *dev, unsigned long arg, u16 peer)

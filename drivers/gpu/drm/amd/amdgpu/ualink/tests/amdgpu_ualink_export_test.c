@@ -662,15 +662,20 @@ static void export_memory(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
-/* The @i-th shootdown @exporter asked for went to @importer, for @npa. */
+/*
+ * The @i-th shootdown @exporter asked for went to @importer, for @npa and
+ * @size (a range, or the whole window when the importer was taken out of
+ * everything).
+ */
 static void expect_shot(struct kunit *test, struct tpod *pod, u16 exporter,
-			int i, u16 importer, u64 npa)
+			int i, u16 importer, u64 npa, u64 size)
 {
 	struct tpod_node *node = tpod_node(pod, exporter);
 
 	KUNIT_ASSERT_GT(test, atomic_read(&node->shots), i);
 	KUNIT_EXPECT_EQ(test, node->shot[i].importer, importer);
 	KUNIT_EXPECT_EQ(test, node->shot[i].npa, npa);
+	KUNIT_EXPECT_EQ(test, node->shot[i].size, size);
 }
 
 struct reach {
@@ -692,8 +697,10 @@ static bool refused(void *arg)
  * the export's end, the range reused by another export, the importer's
  * reset, the exporter's reset, a change of virtual pod. Each time the old
  * importer and R, which never imported, are refused by the exporter's
- * access check, and the shootdowns go to exactly the importers taken out,
- * for the range they held.
+ * access check, and the shootdowns go to exactly the importers taken out:
+ * for the range they held when they let go or the export ended, for the
+ * whole window when they were taken out of every export at once (a lost
+ * or reset peer, a change of virtual pod, our reset).
  */
 static void export_unreachable(struct kunit *test)
 {
@@ -702,7 +709,8 @@ static void export_unreachable(struct kunit *test)
 	struct tpod_node *a = tpod_node(pod, A);
 	struct amdgpu_ualink_import *ib, *ic;
 	struct reach rb = { .pod = pod, .who = B };
-	u64 h[2], h2[2], addr, npa;
+	u64 h[2], h2[2], addr, npa, window = amdgpu_ualink_npa_build(A, 0);
+	const u64 all = AMDGPU_UALINK_NPA_WINDOW_SIZE;
 
 	tpod_export(pod, A, o, h);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
@@ -716,14 +724,14 @@ static void export_unreachable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), 0);
 	KUNIT_EXPECT_EQ(test, addr, o->addr);
-	expect_shot(test, pod, A, 0, B, npa);
+	expect_shot(test, pod, A, 0, B, npa, SZ_2M);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->shots), 1);
 
 	/* the export ends: C is revoked, answers, and is shut out */
 	amdgpu_ualink_export_destroy(a->dev, &o->slot);
 	KUNIT_EXPECT_EQ(test, ic->state, AMDGPU_UALINK_IMPORT_DEAD);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
-	expect_shot(test, pod, A, 1, C, npa);
+	expect_shot(test, pod, A, 1, C, npa, SZ_2M);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->shots), 2);
 	amdgpu_ualink_import_put(ic);
 
@@ -742,7 +750,7 @@ static void export_unreachable(struct kunit *test)
 	rb.npa = npa;
 	amdgpu_ualink_mbox_reset(tpod_dev(pod, B)->mbox);
 	KUNIT_EXPECT_TRUE(test, tpod_wait_for(refused, &rb, 10000));
-	expect_shot(test, pod, A, 2, B, npa);
+	expect_shot(test, pod, A, 2, B, window, all);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), 0);
 	amdgpu_ualink_import_put(ib);
 
@@ -750,7 +758,7 @@ static void export_unreachable(struct kunit *test)
 	tpod_node(pod, C)->vpod = 5;
 	amdgpu_ualink_export_revoke_nonmembers(a->dev);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
-	expect_shot(test, pod, A, 3, C, npa);
+	expect_shot(test, pod, A, 3, C, window, all);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, o2->pins, 1);	/* the export's, till it ends */
 	tpod_node(pod, C)->vpod = 0;
@@ -766,7 +774,7 @@ static void export_unreachable(struct kunit *test)
 	a->vpod = 0;
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, R, npa, &addr), -EACCES);
-	expect_shot(test, pod, A, 4, C, npa);
+	expect_shot(test, pod, A, 4, C, window, all);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->shots), 5);
 	/* every refusal above was counted where it arrived */
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->faults), 9);
@@ -1266,7 +1274,8 @@ static void export_range_outlives_removals(struct kunit *test)
  * importer's connection ended (its next HELLO makes it drop everything of
  * ours). R, played by the test, has no connection, so the range waits for
  * amdgpu_ualink_export_peer_gone(); B's, through the mailbox, is ended by
- * the exporter at once.
+ * the exporter at once. The same when the shootdown that fails is the one
+ * for the whole window, after R left the pod.
  */
 static void export_unacknowledged_range_kept(struct kunit *test)
 {
@@ -1327,6 +1336,32 @@ static void export_unacknowledged_range_kept(struct kunit *test)
 	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
 	KUNIT_EXPECT_EQ(test, ranges, 0);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
+
+	/*
+	 * R leaves the pod and does not acknowledge the shootdown of the
+	 * whole window that takes it out of everything: its range is kept
+	 * too, until its connection ends.
+	 */
+	heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_REQ, h, 0, 0, &rsp);
+	KUNIT_ASSERT_EQ(test, rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+	npa = rsp.npa;
+	size = rsp.size;
+	tpod_node(pod, R)->vpod = 5;
+	WRITE_ONCE(a->shootdown_fails, true);
+	amdgpu_ualink_export_revoke_nonmembers(a->dev);
+	WRITE_ONCE(a->shootdown_fails, false);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->dev->shootdown_errors), 3);
+	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, R, npa, &addr), -EACCES);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 1);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h2, &ib), 0);
+	KUNIT_EXPECT_FALSE(test, overlap(npa, size, ib->npa, ib->size));
+	amdgpu_ualink_export_peer_gone(a->dev, R);
+	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
+	KUNIT_EXPECT_EQ(test, ranges, 1);	/* B's */
+	amdgpu_ualink_import_put(ib);
+	flush_workqueue(tpod_dev(pod, B)->wq);
 
 	amdgpu_ualink_export_destroy(a->dev, &o->slot);
 	amdgpu_ualink_export_destroy(a->dev, &o2->slot);
@@ -1418,18 +1453,20 @@ static void kvfree_action(void *ptr)
 /*
  * One user's exports must not cost the pod its liveness: 100,000 exports
  * (4 KiB buffers, what any render client can make) are granted to one
- * importer, R, whose connection to their exporter A then ends. A's worker
- * takes R out of every access set while B keeps asking A for imports:
- * every one of B's requests is answered, none times out and B's
- * connection to A never ends. The time the removals took on A's worker
- * and the longest round trip B saw meanwhile are printed. At
- * full_scale=0 (the debug guest), 1,000 exports.
+ * importer, R, whose connection to their exporter A then ends. Each
+ * shootdown takes 1 ms, as an acknowledgment would. A's worker takes R
+ * out of every access set while B keeps asking A for imports: R is shot
+ * down once, for the whole window, every one of B's requests is answered,
+ * none times out and B's connection to A never ends. The time the
+ * removals took on A's worker and the longest round trip B saw meanwhile
+ * are printed. At full_scale=0 (the debug guest), 1,000 exports.
  */
 static void export_peer_loss_at_scale(struct kunit *test)
 {
 	unsigned int n = tpod_full_scale ? LOSS_EXPORTS : LOSS_SHARE, i, bad = 0;
 	unsigned int timeout_ms, retries;
 	struct tpod *pod = pod_create(test);
+	int shots;
 	struct tpod_node *a = tpod_node(pod, A);
 	struct prober p = { .mbox = tpod_mbox(pod, B) };
 	struct amdgpu_ualink_mbox_stats *s;
@@ -1468,6 +1505,8 @@ static void export_peer_loss_at_scale(struct kunit *test)
 		usleep_range(1000, 2000);
 
 	/* R's connection ends: A's worker hears of it */
+	shots = atomic_read(&a->shots);
+	WRITE_ONCE(a->shootdown_us, 1000);
 	start = ktime_get_ns();
 	amdgpu_ualink_mbox_peer_offline(a->mbox, R);
 	while (READ_ONCE(a->dev->num_grants) &&
@@ -1484,6 +1523,9 @@ static void export_peer_loss_at_scale(struct kunit *test)
 	put_task_struct(task);
 
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&a->shots), shots + 1);
+	expect_shot(test, pod, A, shots, R, amdgpu_ualink_npa_build(A, 0),
+		    AMDGPU_UALINK_NPA_WINDOW_SIZE);
 	KUNIT_EXPECT_EQ(test, p.failures, 0);
 	amdgpu_ualink_mbox_get_stats(p.mbox, A, s);
 	KUNIT_EXPECT_EQ(test, s->timeouts, 0);

@@ -444,6 +444,8 @@ static int d_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 		self->shot[i].size = size;
 	}
 	tpod_hold_here(&self->shootdown_hold);
+	if (READ_ONCE(self->shootdown_us))
+		fsleep(READ_ONCE(self->shootdown_us));
 	atomic_inc(&self->shootdowns);
 	/* an importer that does not acknowledge */
 	return READ_ONCE(self->shootdown_fails) ? -ETIMEDOUT : 0;

@@ -94,6 +94,8 @@ struct tpod_node {
 	atomic_t shootdowns;
 	/* shootdowns return -ETIMEDOUT */
 	bool shootdown_fails;
+	/* each shootdown takes this long, as an importer's acknowledgment */
+	unsigned int shootdown_us;
 	struct tpod_hold shootdown_hold;
 	struct tpod_hold unpin_hold;
 	/* stops a deny before the fabric shuts the importer out */

@@ -12,6 +12,8 @@
 #                 (FUZZ_SECONDS=600, FUZZ_SEED= to replay)
 #   make bench    the uAPI's figures from a non-debug guest with 1,024
 #                 accelerators (not a test: prints figures)
+#   make kcsan    the data-race detector (KCSAN guest) on the KUnit suites
+#                 and the IGT programs (not part of check)
 #
 # Both begin by installing whatever is missing (make deps) and preparing the
 # kernel tree (make tree). Everything built lives in UALINK_WORK
@@ -22,7 +24,7 @@ export UALINK_WORK
 TREE := $(UALINK_WORK)/linux
 T := tooling
 
-.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test pod-test igt fuzz bench series-check format-patch help
+.PHONY: all run check deps tree kunit amdgpu vm-kernel vm-test pod-test igt fuzz kcsan bench series-check format-patch help
 
 # Everything that touches UALINK_WORK runs under one lock: two runs at once
 # (CI and a developer, say) would rewrite each other's tree and results.
@@ -74,6 +76,11 @@ series-check: deps
 # The fuzzer for as long as asked (check runs it for a short budget).
 fuzz: deps
 	@$(LOCKED) '$(PREP) && FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_SEED=$(FUZZ_SEED) $(T)/fuzz.sh'
+
+# The data-race detector on the KUnit suites and the IGT programs (not
+# part of check: its own kernel, some 15 minutes cold).
+kcsan: deps
+	@$(LOCKED) '$(PREP) && $(T)/kcsan.sh'
 
 # Figures, not tests: the benchmark guest (not part of check).
 bench: deps

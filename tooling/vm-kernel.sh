@@ -7,6 +7,8 @@
 #   vm-kernel.sh bench  the benchmark guest (vm-guest.config and
 #                       vm-bench.config: no sanitizers, no lockdep) in
 #                       $OUT/vm-bench
+#   vm-kernel.sh kcsan  the data-race guest (vm-guest.config and
+#                       vm-kcsan.config) in $OUT/vm-kcsan, for `make kcsan`
 # Cold (ccache empty, 2 cores): the debug guest about 17 minutes, the
 # benchmark guest about 13; warm: seconds.
 set -euo pipefail
@@ -21,7 +23,9 @@ debug)	o=$OUT/vm wflags=(W=1)
 	frags=("$REPO/configs/vm-guest.config" "$REPO/configs/vm-debug.config") ;;
 bench)	o=$OUT/vm-bench wflags=()
 	frags=("$REPO/configs/vm-guest.config" "$REPO/configs/vm-bench.config") ;;
-*)	echo "usage: vm-kernel.sh [debug|bench]" >&2; exit 2 ;;
+kcsan)	o=$OUT/vm-kcsan wflags=()
+	frags=("$REPO/configs/vm-guest.config" "$REPO/configs/vm-kcsan.config") ;;
+*)	echo "usage: vm-kernel.sh [debug|bench|kcsan]" >&2; exit 2 ;;
 esac
 # make check builds the debug guest for the amdgpu tier and boots it in
 # vm-test: the second call finds the first one's stamp and builds nothing

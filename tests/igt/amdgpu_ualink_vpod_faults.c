@@ -405,52 +405,70 @@ static void test_slow_exporter(void)
 	fault_finish();
 }
 
+struct quota_batch {
+	int fd;
+	struct drm_amdgpu_ualink_handle *h;
+	int ret;
+	int errors[4];
+};
+
+static void *quota_batch_thread(void *arg)
+{
+	struct quota_batch *q = arg;
+	struct drm_amdgpu_ualink_batch_entry e[4] = {};
+	int i;
+
+	for (i = 0; i < 4; i++)
+		e[i].handle = q->h[i];
+	q->ret = ualink_import_batch(q->fd, e, 4, 0);
+	for (i = 0; i < 4; i++)
+		q->errors[i] = e[i].error;
+	return NULL;
+}
+
 /*
- * One file over its quota of imports in flight: a batch of 4 on a file
- * whose quota is 4 waits for a slow exporter; another import on the same
- * file (shared across fork) fails with EDQUOT at once, one on another file
- * of the same device succeeds; the batch completes.
+ * One process over its quota of imports in flight: a thread's batch of 4,
+ * with the process's quota at 4, waits for a slow exporter; meanwhile an
+ * import by another thread of the process fails with EDQUOT at once, even
+ * on a file opened afterwards (a new file is no new quota); the same
+ * import by another process (a child) succeeds. The batch completes, and
+ * then the process imports again.
  */
-static void test_file_quota(void)
+static void test_process_quota(void)
 {
 	struct drm_amdgpu_ualink_handle h[4], other;
 	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd2 = vpod_open(2);
-	int fd0b = vpod_open(0);
-	volatile int *shared;
+	struct quota_batch q = { .fd = fd0, .h = h };
+	pthread_t thread;
+	int fd0b, i;
 	uint32_t g;
-	int i;
 
 	make_buffers(fd1, h, 4, 800);
 	exported_buffer(fd2, SIZE, 810, &other);
 	gem_close(fd0, import_verify(fd0, h[0], 800));	/* connected */
 	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
-	set_file_import_quota(4);
+	set_import_quota(4);
 	fault(1, "delay", 1000000, 0, MSG_ALL, 1500);
-	shared = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	igt_assert(shared != MAP_FAILED);
-	shared[0] = 0;
 
-	igt_fork(child, 1) {
-		struct drm_amdgpu_ualink_batch_entry e[4] = {};
-
-		for (i = 0; i < 4; i++)
-			e[i].handle = h[i];
-		igt_assert_eq(ualink_import_batch(fd0, e, 4, 0), 0);
-		for (i = 0; i < 4; i++)
-			igt_assert_eq(e[i].error, 0);
-		shared[0] = 1;
-	}
+	igt_assert_eq(pthread_create(&thread, NULL, quota_batch_thread, &q), 0);
 	/* the batch's four imports are in flight */
 	wait_count(0, C_IMPORTS, 4, VPOD_ASYNC_MS);
-	igt_assert_eq(shared[0], 0);
+	fd0b = vpod_open(0);
+	expect_import_error(fd0b, other, EDQUOT);
 	expect_import_error(fd0, other, EDQUOT);
+	igt_fork(child, 1) {
+		uint32_t c = import_gem(fd0b, other, NULL);
+
+		gpu_expect(fd0b, c, 0, 4096, 810);
+	}
+	igt_waitchildren();
+	igt_assert_eq(pthread_join(thread, NULL), 0);
+	igt_assert_eq(q.ret, 0);
+	for (i = 0; i < 4; i++)
+		igt_assert_eq(q.errors[i], 0);
+	/* the quota is back: the process imports again */
 	g = import_gem(fd0b, other, NULL);
 	gpu_expect(fd0b, g, 0, 4096, 810);
-	igt_assert_eq(shared[0], 0);
-	igt_waitchildren();
-	igt_assert_eq(shared[0], 1);
-	munmap((void *)shared, 4096);
 	fault_finish();
 }
 
@@ -568,10 +586,10 @@ igt_main
 		test_slow_exporter();
 	}
 
-	igt_describe("a file past its quota of imports in flight gets EDQUOT, others do not");
-	vpod_subtest("file-quota") {
-		igt_set_timeout(SUBTEST_TIMEOUT, "file-quota");
-		test_file_quota();
+	igt_describe("a process past its import quota gets EDQUOT on any file, others do not");
+	vpod_subtest("process-quota") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "process-quota");
+		test_process_quota();
 	}
 
 	igt_describe("1,024 unknown handles in a batch fail alone, no one else");

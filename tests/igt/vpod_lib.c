@@ -634,7 +634,7 @@ static bool node_active(unsigned int id)
 #define CORE_PARAMS	"/sys/module/amdgpu_ualink/parameters/"
 
 /* the core's parameters tests change, and their values before, 0 if untouched */
-static const char *const core_params[] = { "revoke_timeout_ms", "file_import_quota" };
+static const char *const core_params[] = { "revoke_timeout_ms", "import_quota" };
 #define N_CORE_PARAMS	(sizeof(core_params) / sizeof(core_params[0]))
 static unsigned int core_saved[N_CORE_PARAMS];
 
@@ -672,7 +672,7 @@ void set_revoke_timeout(unsigned int ms)
 	set_core_param(0, ms);
 }
 
-void set_file_import_quota(unsigned int n)
+void set_import_quota(unsigned int n)
 {
 	set_core_param(1, n);
 }

@@ -276,7 +276,7 @@ bool vpod_trigger_join(struct vpod_trigger *t);
 
 /* the core's revoke_timeout_ms module parameter (all nodes) */
 void set_revoke_timeout(unsigned int ms);
-/* the core's file_import_quota module parameter (all nodes) */
-void set_file_import_quota(unsigned int n);
+/* the core's import_quota module parameter (all nodes) */
+void set_import_quota(unsigned int n);
 
 #endif /* VPOD_LIB_H */

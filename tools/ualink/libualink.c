@@ -97,7 +97,8 @@ const char *ualink_strerror(int err)
 	case EMFILE: case ENFILE: return "out of file descriptors";
 	case ENODEV: return "the device was unplugged";
 	case EINTR: return "interrupted by a signal";
-	case EDQUOT: return "too many imports in flight on this file; retry";
+	case EDQUOT: return "too many imports in flight from this process; retry";
+	case ENOBUFS: return "too many imports wait for this exporter; retry later";
 	default: return strerror(err < 0 ? -err : err);
 	}
 }

@@ -196,7 +196,8 @@ struct drm_amdgpu_ualink_import_batch {
  *   is about the exporter's side; not ``EAGAIN``, which libdrm's
  *   drmIoctl() retries at once, in a loop, for as long as a reset lasts
  * - ``ETIMEDOUT``: the exporter did not answer in time (the mailbox
- *   timeout, counted from when the request was first sent); a request
+ *   timeout, counted from when the request was first sent), or the
+ *   request waited that long for its turn to be sent; a request
  *   that fails so fails alone, other imports from the exporter go on
  * - ``ENOSPC``: the exporter's NPA window is full (import); no room in
  *   device memory to pin the buffer for its importers (export)
@@ -216,13 +217,19 @@ struct drm_amdgpu_ualink_import_batch {
  *   ``ENOLINK``. The UALink state is torn down only once the last file is
  *   closed, so no call sees it go
  * - ``EINTR``: a signal interrupted the wait (the call may be restarted)
- * - ``EDQUOT``: an import or batch would take the calling file past its
- *   quota of imports in flight (``file_import_quota`` of amdgpu_ualink.ko,
- *   1,024 by default: other threads of the file are importing); nothing
- *   was sent, retry once they are done. An import of a handle the device
- *   holds granted already sends nothing and is never refused so. Not ``EAGAIN``, which libdrm's
- *   drmIoctl() retries at once, in a loop, nor ``ENOSPC``, which says the
- *   exporter's window is full
+ * - ``ENOBUFS``: too many imports, of all processes, wait for their turn
+ *   to be sent to this exporter (``AMDGPU_UALINK_REQ_QUEUED`` in the
+ *   kernel, 4,096); nothing was sent, retry later
+ * - ``EDQUOT``: an import, or a batch's entry, would take the calling
+ *   process past its quota of imports in flight on the device
+ *   (``import_quota`` of amdgpu_ualink.ko, 1,024 by default, whichever
+ *   files and threads they come from; one whose caller stopped waiting
+ *   counts until the exporter answered); nothing was sent for it, retry
+ *   once others are done. A batch larger than the quota fails whole. An
+ *   import of a handle the device holds granted already sends nothing and
+ *   is never refused so. Not ``EAGAIN``, which libdrm's drmIoctl()
+ *   retries at once, in a loop, nor ``ENOSPC``, which says the exporter's
+ *   window is full
  *
  * A batch reports the errnos of imports per entry and fails as a whole
  * only with ``EINVAL``, ``EFAULT``, ``ENOMEM``, ``EOPNOTSUPP``,

@@ -55,6 +55,18 @@
  * peer silent for a whole timeout, that is one that answered nothing and
  * sent nothing, is declared lost, and its connection ends. So one slow or
  * lost answer, or a queue of many requests, fails no one else's.
+ *
+ * Requests not sent yet wait on two lanes: NPA_REVOKE and NPA_RELEASE, in
+ * order, go before any NPA_REQ, so that taking access away never waits
+ * behind imports; the NPA_REQs are queued per owner
+ * (&amdgpu_ualink_req.owner, a process) and sent one owner at a time, in
+ * turn. At most %AMDGPU_UALINK_REQ_QUEUED NPA_REQs wait for one peer
+ * (-ENOBUFS past it), and one that waited a whole timeout for room on an
+ * established connection (counted from the later of its submission and
+ * the handshake) fails with -ETIMEDOUT without being sent. An owner with
+ * a quota (&amdgpu_ualink_req.quota) has that many requests outstanding
+ * on the node at most, each counted from its submission to its end
+ * (-EDQUOT past it).
  * Responses that match no outstanding request (duplicate, late,
  * unsolicited) are dropped as %AMDGPU_UALINK_DROP_UNMATCHED, those whose
  * type or handle do not fit their request as %AMDGPU_UALINK_DROP_MISMATCH.
@@ -97,18 +109,211 @@ static void req_ended(struct amdgpu_ualink_mbox *mbox)
 		wake_up_all(&mbox->ended_wq);
 }
 
-static void req_finish(struct amdgpu_ualink_peer *peer,
-		       struct amdgpu_ualink_req *req, int status)
+/* The requests @owner has outstanding on the node, counted for its quota. */
+static unsigned long owner_count(struct amdgpu_ualink_mbox *mbox, u32 owner)
 {
+	void *entry = xa_load(&mbox->owners, owner);
+
+	lockdep_assert_held(&mbox->owners_lock);
+	return entry ? xa_to_value(entry) : 0;
+}
+
+/* Count one request of @owner's: 0, -EDQUOT at @quota, or -ENOMEM. */
+static int owner_charge(struct amdgpu_ualink_mbox *mbox, u32 owner,
+			unsigned int quota)
+{
+	unsigned long n;
+	int ret;
+
+	mutex_lock(&mbox->owners_lock);
+	n = owner_count(mbox, owner);
+	if (n >= quota)
+		ret = -EDQUOT;
+	else
+		ret = xa_err(xa_store(&mbox->owners, owner, xa_mk_value(n + 1),
+				      GFP_KERNEL_ACCOUNT));
+	mutex_unlock(&mbox->owners_lock);
+	return ret;
+}
+
+/* One request of @owner's ended; an entry replaced in place allocates nothing. */
+static void owner_uncharge(struct amdgpu_ualink_mbox *mbox, u32 owner)
+{
+	unsigned long n;
+
+	mutex_lock(&mbox->owners_lock);
+	n = owner_count(mbox, owner);
+	if (n > 1)
+		xa_store(&mbox->owners, owner, xa_mk_value(n - 1), GFP_KERNEL);
+	else if (!WARN_ON(!n))
+		xa_erase(&mbox->owners, owner);
+	mutex_unlock(&mbox->owners_lock);
+}
+
+/*
+ * Queue a request not sent yet: NPA_REVOKE and NPA_RELEASE on their own
+ * lane, an NPA_REQ at the end of its owner's flow (made, and put last in
+ * the round, when the owner has none). Returns 0, -ENOBUFS when
+ * %AMDGPU_UALINK_REQ_QUEUED NPA_REQs wait already, or -ENOMEM.
+ */
+static int req_queue(struct amdgpu_ualink_peer *peer,
+		     struct amdgpu_ualink_req *req)
+{
+	struct amdgpu_ualink_flow *flow;
+	int ret;
+
+	lockdep_assert_held(&peer->lock);
+
+	/* it waits for a whole timeout at most before it is sent */
+	req->deadline = amdgpu_ualink_mbox_now(peer->mbox) +
+			READ_ONCE(peer->mbox->timeout);
+	if (req->msg.type != AMDGPU_UALINK_MSG_NPA_REQ) {
+		list_add_tail(&req->link, &peer->ctl);
+		return 0;
+	}
+	if (peer->queued >= AMDGPU_UALINK_REQ_QUEUED)
+		return -ENOBUFS;
+	flow = xa_load(&peer->flow_of, req->owner);
+	if (!flow) {
+		flow = kzalloc_obj(*flow, GFP_KERNEL_ACCOUNT);
+		if (!flow)
+			return -ENOMEM;
+		ret = xa_err(xa_store(&peer->flow_of, req->owner, flow,
+				      GFP_KERNEL_ACCOUNT));
+		if (ret) {
+			kfree(flow);
+			return ret;
+		}
+		flow->owner = req->owner;
+		INIT_LIST_HEAD(&flow->reqs);
+		list_add_tail(&flow->turn, &peer->flows);
+	}
+	list_add_tail(&req->link, &flow->reqs);
+	req->flow = flow;
+	peer->queued++;
+	return 0;
+}
+
+/* Take a request off whichever list it is on; an emptied flow goes. */
+static void req_unqueue(struct amdgpu_ualink_peer *peer,
+			struct amdgpu_ualink_req *req)
+{
+	struct amdgpu_ualink_flow *flow = req->flow;
+
 	lockdep_assert_held(&peer->lock);
 
 	list_del_init(&req->link);
+	if (!flow)
+		return;
+	req->flow = NULL;
+	peer->queued--;
+	if (list_empty(&flow->reqs)) {
+		list_del(&flow->turn);
+		xa_erase(&peer->flow_of, flow->owner);
+		kfree(flow);
+	}
+}
+
+/*
+ * The next request to send, taken off its queue: revocations and releases
+ * first, then the first NPA_REQ of the owner whose turn it is, whose flow
+ * goes last in the round. NULL when none waits.
+ */
+static struct amdgpu_ualink_req *req_next(struct amdgpu_ualink_peer *peer)
+{
+	struct amdgpu_ualink_flow *flow;
+	struct amdgpu_ualink_req *req;
+
+	lockdep_assert_held(&peer->lock);
+
+	req = list_first_entry_or_null(&peer->ctl, struct amdgpu_ualink_req,
+				       link);
+	if (!req) {
+		flow = list_first_entry_or_null(&peer->flows,
+						struct amdgpu_ualink_flow, turn);
+		if (!flow)
+			return NULL;
+		req = list_first_entry(&flow->reqs, struct amdgpu_ualink_req,
+				       link);
+		list_rotate_left(&peer->flows);
+	}
+	req_unqueue(peer, req);
+	return req;
+}
+
+static bool req_waiting(struct amdgpu_ualink_peer *peer)
+{
+	return !list_empty(&peer->ctl) || !list_empty(&peer->flows);
+}
+
+static void req_finish(struct amdgpu_ualink_peer *peer,
+		       struct amdgpu_ualink_req *req, int status)
+{
+	/* a waiter may free @req once it completed: read this before */
+	void (*ended)(struct amdgpu_ualink_req *req) = req->ended;
+
+	lockdep_assert_held(&peer->lock);
+
+	req_unqueue(peer, req);
 	list_del_init(&req->tx.link);
+	if (req->charged) {
+		req->charged = false;
+		owner_uncharge(peer->mbox, req->owner);
+	}
 	if (status == -ETIMEDOUT)
 		peer->stats.timeouts++;
 	req->status = status;
 	complete_all(&req->done);
+	if (ended)	/* the end's only user: @req lives until it returns */
+		ended(req);
 	req_ended(peer->mbox);
+}
+
+/* Fail every request not sent yet. */
+static void req_fail_queued(struct amdgpu_ualink_peer *peer, int status)
+{
+	struct amdgpu_ualink_req *req;
+
+	lockdep_assert_held(&peer->lock);
+
+	while ((req = req_next(peer)))
+		req_finish(peer, req, status);
+}
+
+/*
+ * Fail the requests that waited a whole timeout for room without being
+ * sent: on an established connection, counted from the later of their
+ * submission and the handshake (while it lasts, the handshake's own
+ * timeout ends them all).
+ */
+static void req_expire_queued(struct amdgpu_ualink_peer *peer,
+			      unsigned long now)
+{
+	struct amdgpu_ualink_flow *flow, *fnext;
+	struct amdgpu_ualink_req *req, *next;
+	bool last;
+
+	lockdep_assert_held(&peer->lock);
+
+	if (peer->state != AMDGPU_UALINK_CONN_ESTABLISHED ||
+	    time_before(now, peer->established + READ_ONCE(peer->mbox->timeout)))
+		return;
+	list_for_each_entry_safe(req, next, &peer->ctl, link) {
+		if (time_before(now, req->deadline))
+			break;
+		req_finish(peer, req, -ETIMEDOUT);
+	}
+	/* each flow is in submission order: only its heads can be due */
+	list_for_each_entry_safe(flow, fnext, &peer->flows, turn) {
+		do {
+			req = list_first_entry(&flow->reqs,
+					       struct amdgpu_ualink_req, link);
+			if (time_before(now, req->deadline))
+				break;
+			last = list_is_singular(&flow->reqs);
+			req_finish(peer, req, -ETIMEDOUT);	/* may free flow */
+		} while (!last);
+	}
 }
 
 /* Send or resend a request. */
@@ -188,6 +393,16 @@ static void conn_hello(struct amdgpu_ualink_peer *peer)
 	req_send(peer, hello);
 }
 
+/* The handshake is done; the time requests wait for room starts. */
+static void conn_established(struct amdgpu_ualink_peer *peer)
+{
+	lockdep_assert_held(&peer->lock);
+
+	if (peer->state != AMDGPU_UALINK_CONN_ESTABLISHED)
+		peer->established = amdgpu_ualink_mbox_now(peer->mbox);
+	peer->state = AMDGPU_UALINK_CONN_ESTABLISHED;
+}
+
 /*
  * Move requests on as far as the connection allows. At most
  * %AMDGPU_UALINK_IN_FLIGHT are in flight, counted in the order they were
@@ -195,25 +410,27 @@ static void conn_hello(struct amdgpu_ualink_peer *peer)
  */
 static void conn_kick(struct amdgpu_ualink_peer *peer)
 {
-	struct amdgpu_ualink_req *req, *next, *oldest = NULL;
+	struct amdgpu_ualink_req *req, *oldest = NULL;
 
 	lockdep_assert_held(&peer->lock);
 
 	switch (peer->state) {
 	case AMDGPU_UALINK_CONN_NOT_READY:
-		if (!list_empty(&peer->reqs))
+		if (req_waiting(peer))
 			conn_hello(peer);
 		break;
 	case AMDGPU_UALINK_CONN_ESTABLISHED:
-		list_for_each_entry_safe(req, next, &peer->reqs, link) {
-			if (req->internal)
-				continue;
-			if (req->sent) {
-				oldest = oldest ?: req;
-				continue;
-			}
-			if (oldest && peer->tx_seq - oldest->seq >= AMDGPU_UALINK_IN_FLIGHT)
+		list_for_each_entry(req, &peer->reqs, link) {
+			if (!req->internal) {
+				oldest = req;
 				break;
+			}
+		}
+		while (!oldest || peer->tx_seq - oldest->seq < AMDGPU_UALINK_IN_FLIGHT) {
+			req = req_next(peer);
+			if (!req)
+				break;
+			list_add_tail(&req->link, &peer->reqs);
 			req_send(peer, req);
 			oldest = oldest ?: req;
 		}
@@ -283,6 +500,7 @@ static int conn_end(struct amdgpu_ualink_peer *peer,
 
 	list_for_each_entry_safe(req, next, &peer->reqs, link)
 		req_finish(peer, req, err);
+	req_fail_queued(peer, err);
 	amdgpu_ualink_tx_forget(peer);
 	if (peer->replies)
 		memset(peer->replies, 0,
@@ -381,7 +599,7 @@ static int conn_on_hello(struct amdgpu_ualink_peer *peer,
 		*event = conn_end(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
 	peer->generation = msg->generation;
 	peer->generation_known = true;
-	peer->state = AMDGPU_UALINK_CONN_ESTABLISHED;
+	conn_established(peer);
 	/* a handshake of ours that crossed this one is done: stop resending */
 	if (!list_empty(&peer->hello.link))
 		req_finish(peer, &peer->hello, 0);
@@ -464,7 +682,7 @@ found:
 		req_finish(peer, req, 0);
 	peer->generation = msg->generation;
 	peer->generation_known = true;
-	peer->state = AMDGPU_UALINK_CONN_ESTABLISHED;
+	conn_established(peer);
 	conn_kick(peer);
 	return 0;
 }
@@ -617,7 +835,7 @@ static bool conn_tick(struct amdgpu_ualink_peer *peer,
 
 	list_for_each_entry_safe(req, next, &peer->reqs, link) {
 		if (!req->sent)
-			continue;	/* waits for room; its time has not started */
+			continue;	/* the handshake, not sent yet */
 		if (time_after_eq(now, req->deadline)) {
 			if (!req->internal && peer->rx_seq != req->rx_seq) {
 				req_finish(peer, req, -ETIMEDOUT);
@@ -630,9 +848,10 @@ static bool conn_tick(struct amdgpu_ualink_peer *peer,
 		if (req->tries <= retries && time_after_eq(now, req->next_try))
 			req_send(peer, req);
 	}
+	req_expire_queued(peer, now);
 	if (room)
 		conn_kick(peer);
-	return !list_empty(&peer->reqs);
+	return !list_empty(&peer->reqs) || req_waiting(peer);
 }
 
 /**
@@ -669,6 +888,15 @@ int amdgpu_ualink_mbox_submit(struct amdgpu_ualink_mbox *mbox, u16 peer,
 
 	req->msg.flags = 0;
 	req->internal = false;
+	req->flow = NULL;
+	req->charged = false;
+	if (req->msg.type == AMDGPU_UALINK_MSG_NPA_REQ && req->owner &&
+	    req->quota) {
+		ret = owner_charge(mbox, req->owner, req->quota);
+		if (ret)
+			return ret;
+		req->charged = true;
+	}
 	mutex_lock(&p->lock);
 	ret = req_prepare(p, req);
 	if (!ret && p->state == AMDGPU_UALINK_CONN_OFFLINE)
@@ -679,12 +907,17 @@ int amdgpu_ualink_mbox_submit(struct amdgpu_ualink_mbox *mbox, u16 peer,
 	 */
 	if (!ret && READ_ONCE(mbox->quiesced))
 		ret = -ENETDOWN;
+	if (!ret)
+		ret = req_queue(p, req);
 	if (!ret) {
-		list_add_tail(&req->link, &p->reqs);
 		conn_kick(p);
 		amdgpu_ualink_tick_arm(mbox);
 	}
 	mutex_unlock(&p->lock);
+	if (ret && req->charged) {
+		req->charged = false;
+		owner_uncharge(mbox, req->owner);
+	}
 	return ret;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_submit);
@@ -696,13 +929,19 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_submit);
  * @status: its error, the one submit returned
  *
  * So that whoever waits for @req, or for any request of @mbox
- * (amdgpu_ualink_mbox_wait_ended()), sees it end as the mailbox's own do.
+ * (amdgpu_ualink_mbox_wait_ended()), sees it end as the mailbox's own do;
+ * @req->ended is called as for those.
  */
 void amdgpu_ualink_mbox_fail(struct amdgpu_ualink_mbox *mbox,
 			     struct amdgpu_ualink_req *req, int status)
 {
+	void (*ended)(struct amdgpu_ualink_req *req) = req->ended;
+
 	req->status = status;
+	req->sent = false;
 	complete_all(&req->done);
+	if (ended)
+		ended(req);
 	req_ended(mbox);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_fail);
@@ -960,6 +1199,9 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_state);
 static void conn_peer_init(struct amdgpu_ualink_peer *peer)
 {
 	INIT_LIST_HEAD(&peer->reqs);
+	INIT_LIST_HEAD(&peer->ctl);
+	INIT_LIST_HEAD(&peer->flows);
+	xa_init(&peer->flow_of);
 	INIT_LIST_HEAD(&peer->hello.link);
 	INIT_LIST_HEAD(&peer->hello.tx.link);
 	init_completion(&peer->hello.done);
@@ -969,6 +1211,8 @@ static void conn_peer_init(struct amdgpu_ualink_peer *peer)
 
 static void conn_peer_fini(struct amdgpu_ualink_peer *peer)
 {
+	WARN_ON(req_waiting(peer));
+	xa_destroy(&peer->flow_of);
 	kfree(peer->replies);
 }
 
@@ -1045,6 +1289,7 @@ static void conn_quiesce(struct amdgpu_ualink_peer *peer)
 	list_for_each_entry_safe(req, next, &peer->reqs, link)
 		if (!req->internal)
 			req_finish(peer, req, -ENETDOWN);
+	req_fail_queued(peer, -ENETDOWN);
 }
 
 static const struct amdgpu_ualink_link_events conn_events = {
@@ -1095,6 +1340,8 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 	mbox->handlers_priv = handlers_priv;
 	init_waitqueue_head(&mbox->ended_wq);
 	mutex_init(&mbox->reset_lock);
+	xa_init(&mbox->owners);
+	mutex_init(&mbox->owners_lock);
 	/*
 	 * A generation and transaction numbers nobody saw before, so that a
 	 * reloaded node looks reset and its requests never match answers
@@ -1130,6 +1377,9 @@ void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox)
 		mutex_unlock(&peer->lock);
 	}
 	amdgpu_ualink_link_fini(mbox);
+	WARN_ON(!xa_empty(&mbox->owners));
+	xa_destroy(&mbox->owners);
+	mutex_destroy(&mbox->owners_lock);
 	mutex_destroy(&mbox->reset_lock);
 	kfree(mbox);
 }

@@ -76,7 +76,6 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 	dev->pt = pt;
 	mutex_init(&dev->lock);
 	mutex_init(&dev->revoke_lock);
-	mutex_init(&dev->quota_lock);
 	init_waitqueue_head(&dev->gone);
 	ret = amdgpu_ualink_window_init(&dev->window, id);
 	if (ret)
@@ -111,11 +110,23 @@ err_window:
 	amdgpu_ualink_window_fini(&dev->window);
 err_lock:
 	mutex_destroy(&dev->revoke_lock);
-	mutex_destroy(&dev->quota_lock);
 	mutex_destroy(&dev->lock);
 	return ret;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_init);
+
+/*
+ * Wait for the releases of imports under way, each bounded by the mailbox
+ * (a request's end starts its next step, on the workqueue), then for the
+ * rest of the work queued so far.
+ */
+static void dev_wait_released(struct amdgpu_ualink_dev *dev)
+{
+	do {
+		wait_var_event(&dev->releasing, !atomic_read(&dev->releasing));
+		flush_workqueue(dev->wq);	/* a kill may start one more */
+	} while (atomic_read(&dev->releasing));
+}
 
 /**
  * amdgpu_ualink_dev_fini - tear an accelerator's UALink state down
@@ -127,14 +138,13 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_init);
  */
 void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev)
 {
-	flush_workqueue(dev->wq);
+	dev_wait_released(dev);
 	amdgpu_ualink_mbox_destroy(dev->mbox);
 	amdgpu_ualink_import_fini(dev);
 	amdgpu_ualink_export_fini(dev);
 	destroy_workqueue(dev->wq);
 	amdgpu_ualink_window_fini(&dev->window);
 	mutex_destroy(&dev->revoke_lock);
-	mutex_destroy(&dev->quota_lock);
 	mutex_destroy(&dev->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
@@ -143,8 +153,9 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
  * amdgpu_ualink_dev_flush - wait for the work the core has queued so far
  * @dev: the state
  *
- * The releases of imports, the revocations of imports and the ends of
- * exports (amdgpu_ualink_export_end(), which drop the last reference to an
+ * The releases of imports (each until its last request ended, bounded by
+ * the mailbox), the revocations of imports and the ends of exports
+ * (amdgpu_ualink_export_end(), which drop the last reference to an
  * exported buffer) run on the device's workqueue: a driver calls this
  * after its last file closed and before it tears down its memory manager.
  *
@@ -152,7 +163,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
  */
 void amdgpu_ualink_dev_flush(struct amdgpu_ualink_dev *dev)
 {
-	flush_workqueue(dev->wq);
+	dev_wait_released(dev);
 	amdgpu_ualink_mbox_flush(dev->mbox);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_flush);

@@ -23,9 +23,6 @@ struct dma_fence;
 struct drm_printer;
 struct file;
 
-/* buckets of &amdgpu_ualink_dev.quotas, as a power of two */
-#define AMDGPU_UALINK_QUOTA_BITS	4
-
 /**
  * struct amdgpu_ualink_dev_ops - what the core needs of the driver's buffers
  *
@@ -149,17 +146,10 @@ struct amdgpu_ualink_dev {
 	/** @revoke_lock: serialises the revoke callback and import buffers */
 	struct mutex revoke_lock;
 	/**
-	 * @quota_lock: protects @quotas, the imports each DRM file has in
-	 * flight (amdgpu_ualink_ioctl.c)
+	 * @import_quota: imports a process may have in flight, see
+	 * amdgpu_ualink_import_quota(); 0 for the module parameter
 	 */
-	struct mutex quota_lock;
-	/** @quotas: hash table of those files, while they have any */
-	struct hlist_head quotas[1 << AMDGPU_UALINK_QUOTA_BITS];
-	/**
-	 * @file_import_quota: imports a file may have in flight; 0 for the
-	 * module parameter ``file_import_quota``
-	 */
-	unsigned int file_import_quota;
+	unsigned int import_quota;
 	/**
 	 * @revoke_timeout: jiffies, see amdgpu_ualink_revoke_timeout(); 0 for
 	 * the module parameter
@@ -216,6 +206,11 @@ struct amdgpu_ualink_dev {
 	unsigned int num_pins;
 	/** @num_imports: imports alive, in any state */
 	unsigned int num_imports;
+	/**
+	 * @releasing: imports whose last reference went and whose release
+	 * has not finished; amdgpu_ualink_dev_flush() waits for 0
+	 */
+	atomic_t releasing;
 	/** @shootdown_errors: shootdowns an importer did not acknowledge */
 	atomic_t shootdown_errors;
 	/**
@@ -288,7 +283,10 @@ struct amdgpu_ualink_import {
 	bool revoked;
 	bool unsure;
 	bool tell;
+	u8 release_step;
 	int error;
+	/* the last reference and the end of @req: the release needs both */
+	atomic_t gate;
 	struct amdgpu_ualink_req req;
 	struct amdgpu_ualink_req release_req;
 	struct work_struct release;
@@ -355,8 +353,9 @@ struct amdgpu_ualink_import *amdgpu_ualink_import_live(struct amdgpu_ualink_dev 
 						       const u64 handle[2]);
 int amdgpu_ualink_import_again(struct amdgpu_ualink_dev *dev,
 			       const u64 handle[2], u32 flags);
+unsigned int amdgpu_ualink_import_quota(struct amdgpu_ualink_dev *dev);
 int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
-			       const u64 handle[2],
+			       const u64 handle[2], u32 owner,
 			       struct amdgpu_ualink_import **out);
 int amdgpu_ualink_import_finish(struct amdgpu_ualink_import *imp);
 int amdgpu_ualink_import_get(struct amdgpu_ualink_dev *dev,

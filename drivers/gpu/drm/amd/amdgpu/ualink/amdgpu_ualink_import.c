@@ -11,6 +11,8 @@
 
 #include <drm/drm_print.h>
 
+#include <uapi/drm/amdgpu_ualink.h>
+
 #include "amdgpu_ualink_dev.h"
 #include "amdgpu_ualink_dmabuf.h"
 #include "amdgpu_ualink_npa.h"
@@ -79,6 +81,27 @@ static unsigned int revoke_timeout_ms = 10000;
 module_param(revoke_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(revoke_timeout_ms,
 		 "Longest time GPU work on a revoked import may keep its exporter's memory (default 10000)");
+
+static unsigned int import_quota = AMDGPU_UALINK_BATCH_MAX;
+module_param(import_quota, uint, 0644);
+MODULE_PARM_DESC(import_quota,
+		 "Imports one process may have waiting for their exporters' answers on a device (default 1024)");
+
+/**
+ * amdgpu_ualink_import_quota - a process's quota of imports in flight
+ * @dev: the importing device
+ *
+ * The NPA_REQs one owner (the @owner of amdgpu_ualink_import_start())
+ * may have outstanding on @dev, each from its submission to its end.
+ *
+ * Returns: &amdgpu_ualink_dev.import_quota, or when that is 0 the
+ * ``import_quota`` module parameter.
+ */
+unsigned int amdgpu_ualink_import_quota(struct amdgpu_ualink_dev *dev)
+{
+	return READ_ONCE(dev->import_quota) ?: READ_ONCE(import_quota);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_quota);
 
 /**
  * amdgpu_ualink_revoke_timeout - how long a revoked import may stay in use
@@ -196,9 +219,66 @@ static void import_settle(struct amdgpu_ualink_dev *dev,
 	 * It stays listed until its release work asked (a new import of the
 	 * handle waits for that, so a give-back never takes its grant away).
 	 */
-	imp->unsure = !imp->revoked && imp->req.status == -ETIMEDOUT;
+	imp->unsure = !imp->revoked && imp->req.status == -ETIMEDOUT &&
+		      amdgpu_ualink_req_sent(&imp->req);
 	if (!imp->unsure)
 		import_unlist(dev, imp);
+}
+
+/* What the release of an import (import_release_work()) waits for next. */
+enum import_release_step {
+	IMPORT_RELEASE_SETTLE,	/* the import's own request */
+	IMPORT_RELEASE_ASKED,	/* the give-back's NPA_REQ */
+	IMPORT_RELEASE_SENT,	/* the NPA_RELEASE */
+};
+
+/*
+ * One of the two things the release waits for to start: the last reference
+ * went, or the import's request ended. The second to come queues it.
+ */
+static bool import_gate_pass(struct amdgpu_ualink_import *imp)
+{
+	return atomic_inc_return(&imp->gate) == 2;
+}
+
+/* The import's request ended: with the mailbox's locks held, never sleeps. */
+static void import_req_ended(struct amdgpu_ualink_req *req)
+{
+	struct amdgpu_ualink_import *imp =
+		container_of(req, struct amdgpu_ualink_import, req);
+
+	if (import_gate_pass(imp))
+		queue_work(imp->dev->wq, &imp->release);
+}
+
+/* A request of the release ended: its next step. Never sleeps. */
+static void import_release_req_ended(struct amdgpu_ualink_req *req)
+{
+	struct amdgpu_ualink_import *imp =
+		container_of(req, struct amdgpu_ualink_import, release_req);
+
+	queue_work(imp->dev->wq, &imp->release);
+}
+
+/*
+ * Send a request of the release (@type, and for an NPA_RELEASE the range
+ * @npa, @size) whose end queues the release's next step. Returns false when
+ * the mailbox refused it: the release goes on at once.
+ */
+static bool import_release_send(struct amdgpu_ualink_dev *dev,
+				struct amdgpu_ualink_import *imp, u8 type,
+				u64 npa, u64 size)
+{
+	struct amdgpu_ualink_req *req = &imp->release_req;
+
+	memset(req, 0, sizeof(*req));
+	req->msg.type = type;
+	req->msg.handle[0] = imp->handle[0];
+	req->msg.handle[1] = imp->handle[1];
+	req->msg.npa = npa;
+	req->msg.size = size;
+	req->ended = import_release_req_ended;
+	return !amdgpu_ualink_mbox_submit(dev->mbox, import_exporter(imp), req);
 }
 
 /* Give the exporter the range @npa, @size back; bounded by the mailbox. */
@@ -220,54 +300,62 @@ static void import_release_range(struct amdgpu_ualink_dev *dev,
 }
 
 /*
- * An import whose request timed out may hold a grant the exporter's lost
- * answer made: ask again (the exporter gives a member the same range) and
- * give back what it says. Each step bounded by the mailbox timeout.
+ * The release, once the last reference went and the import's request
+ * ended: a step per run, each started by the end of the request before it,
+ * so that it never waits on the workqueue. A granted import sends
+ * NPA_RELEASE; one whose request timed out after it was sent may hold a
+ * grant the exporter's lost answer made, so it asks again (the exporter
+ * gives a member the same range) and gives back what the answer names.
+ * Then it leaves the table and is freed.
  */
-static void import_give_back(struct amdgpu_ualink_dev *dev,
-			     struct amdgpu_ualink_import *imp, u16 exporter)
-{
-	struct amdgpu_ualink_req *req = &imp->release_req;
-
-	memset(req, 0, sizeof(*req));
-	req->msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
-	req->msg.handle[0] = imp->handle[0];
-	req->msg.handle[1] = imp->handle[1];
-	if (amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
-		return;
-	wait_for_completion(&req->done);
-	if (!req->status && req->rsp.type == AMDGPU_UALINK_MSG_NPA_RSP)
-		import_release_range(dev, imp, req->rsp.npa, req->rsp.size);
-}
-
 static void import_release_work(struct work_struct *work)
 {
 	struct amdgpu_ualink_import *imp =
 		container_of(work, struct amdgpu_ualink_import, release);
 	struct amdgpu_ualink_dev *dev = imp->dev;
-	u16 exporter = import_exporter(imp);
+	const struct amdgpu_ualink_msg *rsp = &imp->release_req.rsp;
 	bool release, unsure;
 
-	/* a request nobody waited for: its answer decides (bounded) */
-	wait_for_completion(&imp->req.done);
-	mutex_lock(&dev->lock);
-	import_settle(dev, imp);
-	release = imp->state == AMDGPU_UALINK_IMPORT_READY;
-	if (release)	/* revocations leave it alone from here on */
-		WRITE_ONCE(imp->state, AMDGPU_UALINK_IMPORT_RELEASING);
-	unsure = imp->state == AMDGPU_UALINK_IMPORT_FAILED && imp->unsure;
-	mutex_unlock(&dev->lock);
-
-	if (unsure)
-		import_give_back(dev, imp, exporter);
-	if (release)
-		import_release_range(dev, imp, imp->npa, imp->size);
+	switch (imp->release_step) {
+	case IMPORT_RELEASE_SETTLE:
+		mutex_lock(&dev->lock);
+		import_settle(dev, imp);
+		release = imp->state == AMDGPU_UALINK_IMPORT_READY;
+		if (release)	/* revocations leave it alone from here on */
+			WRITE_ONCE(imp->state, AMDGPU_UALINK_IMPORT_RELEASING);
+		unsure = imp->state == AMDGPU_UALINK_IMPORT_FAILED && imp->unsure;
+		mutex_unlock(&dev->lock);
+		if (unsure) {
+			imp->release_step = IMPORT_RELEASE_ASKED;
+			if (import_release_send(dev, imp, AMDGPU_UALINK_MSG_NPA_REQ,
+						0, 0))
+				return;
+		} else if (release) {
+			imp->release_step = IMPORT_RELEASE_SENT;
+			if (import_release_send(dev, imp, AMDGPU_UALINK_MSG_NPA_RELEASE,
+						imp->npa, imp->size))
+				return;
+		}
+		break;
+	case IMPORT_RELEASE_ASKED:
+		if (imp->release_req.status || rsp->type != AMDGPU_UALINK_MSG_NPA_RSP)
+			break;
+		imp->release_step = IMPORT_RELEASE_SENT;
+		if (import_release_send(dev, imp, AMDGPU_UALINK_MSG_NPA_RELEASE,
+					rsp->npa, rsp->size))
+			return;
+		break;
+	default:	/* IMPORT_RELEASE_SENT: answered or not, done */
+		break;
+	}
 
 	mutex_lock(&dev->lock);
 	import_unlist(dev, imp);
 	dev->num_imports--;
 	mutex_unlock(&dev->lock);
 	kfree_rcu(imp, rcu);	/* import_find_ready() may be looking at it */
+	if (atomic_dec_and_test(&dev->releasing))
+		wake_up_var(&dev->releasing);
 }
 
 /* The last reference went on the device's workqueue: release now. */
@@ -276,7 +364,9 @@ static void import_last_put_here(struct kref *ref)
 	struct amdgpu_ualink_import *imp =
 		container_of(ref, struct amdgpu_ualink_import, ref);
 
-	import_release_work(&imp->release);
+	atomic_inc(&imp->dev->releasing);
+	if (import_gate_pass(imp))
+		import_release_work(&imp->release);
 }
 
 static void import_last_put(struct kref *ref)
@@ -284,7 +374,9 @@ static void import_last_put(struct kref *ref)
 	struct amdgpu_ualink_import *imp =
 		container_of(ref, struct amdgpu_ualink_import, ref);
 
-	queue_work(imp->dev->wq, &imp->release);
+	atomic_inc(&imp->dev->releasing);
+	if (import_gate_pass(imp))
+		queue_work(imp->dev->wq, &imp->release);
 }
 
 /**
@@ -362,6 +454,7 @@ static struct amdgpu_ualink_import *import_new(struct amdgpu_ualink_dev *dev,
 	INIT_WORK(&imp->kill, import_kill_work);
 	/* a submission that fails completes it without the mailbox */
 	init_completion(&imp->req.done);
+	imp->req.ended = import_req_ended;
 	imp->req.msg.type = AMDGPU_UALINK_MSG_NPA_REQ;
 	imp->req.msg.handle[0] = handle[0];
 	imp->req.msg.handle[1] = handle[1];
@@ -450,11 +543,17 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_again);
  * amdgpu_ualink_import_start - start importing the memory behind a handle
  * @dev: the importing device
  * @handle: the handle
+ * @owner: the process importing (its thread group ID), or 0 for the kernel
  * @out: the import, with a reference, when 0 is returned; pass it to
  *	 amdgpu_ualink_import_finish()
  *
  * Puts the NPA_REQ on the wire, or joins the one in flight, without
  * waiting for the answer, so that a batch of imports costs one round trip.
+ * A new NPA_REQ is @owner's: it waits for the exporter in turn with other
+ * owners' (&struct amdgpu_ualink_req.owner), and counts against @owner's
+ * amdgpu_ualink_import_quota() until it ends, whoever still waits for it;
+ * past the quota, or when the exporter's queue is full, the import fails
+ * (amdgpu_ualink_import_finish() says -EDQUOT or -ENOBUFS).
  *
  * Returns: 0; %AMDGPU_UALINK_IMPORT_LOCAL for a handle of ours (see
  * amdgpu_ualink_export_lookup()); -EINVAL for a zero handle; -EACCES when
@@ -462,7 +561,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_again);
  * interrupted waiting for a previous import of the handle to be released.
  */
 int amdgpu_ualink_import_start(struct amdgpu_ualink_dev *dev,
-			       const u64 handle[2],
+			       const u64 handle[2], u32 owner,
 			       struct amdgpu_ualink_import **out)
 {
 	u16 exporter = handle[0] & (AMDGPU_UALINK_MAX_ACCELS - 1);
@@ -517,6 +616,8 @@ again:
 		dev->num_imports++;
 		trace_amdgpu_ualink_import_request(dev->id, exporter,
 						   imp->handle[0], 0, 0, 0);
+		imp->req.owner = owner;
+		imp->req.quota = owner ? amdgpu_ualink_import_quota(dev) : 0;
 		ret = amdgpu_ualink_mbox_submit(dev->mbox, exporter, &imp->req);
 		if (ret)	/* settled as failed by whoever looks */
 			amdgpu_ualink_mbox_fail(dev->mbox, &imp->req, ret);
@@ -539,6 +640,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_start);
  * Returns: 0 when the range is granted; -ENOENT (unknown handle, or the
  * export went meanwhile), -ENOSPC, -EIO, -ETIMEDOUT, -ENOLINK (the
  * exporter's connection ended) as the exporter answered or not;
+ * -EDQUOT (the owner's quota), -ENOBUFS (the exporter's queue),
  * -ESHUTDOWN, -ENOMEM from the mailbox; -ERESTARTSYS when interrupted.
  */
 int amdgpu_ualink_import_finish(struct amdgpu_ualink_import *imp)
@@ -576,7 +678,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_finish);
  * @handle: the handle
  * @out: the import, with a reference, when 0 is returned
  *
- * amdgpu_ualink_import_start(), then amdgpu_ualink_import_finish().
+ * amdgpu_ualink_import_start() for the kernel (no owner, no quota), then
+ * amdgpu_ualink_import_finish().
  *
  * Returns: as those two.
  */
@@ -587,7 +690,7 @@ int amdgpu_ualink_import_get(struct amdgpu_ualink_dev *dev,
 	struct amdgpu_ualink_import *imp;
 	int ret;
 
-	ret = amdgpu_ualink_import_start(dev, handle, &imp);
+	ret = amdgpu_ualink_import_start(dev, handle, 0, &imp);
 	if (ret)
 		return ret;
 	ret = amdgpu_ualink_import_finish(imp);

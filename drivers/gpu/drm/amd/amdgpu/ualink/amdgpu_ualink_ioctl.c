@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
 #include <linux/export.h>
-#include <linux/hash.h>
-#include <linux/moduleparam.h>
+#include <linux/pid.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -28,97 +28,30 @@
  * them as their answers arrive (an entry whose exporter is slow holds up
  * no other) and copies the per-entry results out.
  *
- * **Per-file quota.** One DRM file may have at most ``file_import_quota``
- * imports in flight at once (a parameter of ``amdgpu_ualink.ko``, 1,024 by
- * default: one batch of the largest size), counted from the start of an
- * import or batch ioctl to its return, a batch's entries all together; an
- * ioctl that would go past it fails with -EDQUOT before it sends anything.
- * An import of a handle the device holds granted already (a lookup, under
- * RCU) sends nothing and takes no quota. Other files of the device are not
- * affected. What an import allocates
- * for the caller is charged to its memory cgroup (``__GFP_ACCOUNT``); the
- * imports a file holds are GEM handles and fds like any other, bounded by
- * those limits.
+ * **Fair sharing.** Each import is its calling process's (its thread group,
+ * whatever file it calls through): its NPA_REQ counts against the
+ * process's quota of imports in flight on the device (``import_quota``, a
+ * parameter of ``amdgpu_ualink.ko``, 1,024 by default: one batch of the
+ * largest size) from its submission until it ends, even when the caller
+ * stopped waiting for it (a signal); an import past the quota fails with
+ * -EDQUOT without sending anything, and a batch larger than the quota
+ * fails whole. The NPA_REQs waiting for one exporter are sent one process
+ * at a time, in turn, behind the node's revocations and releases, at most
+ * %AMDGPU_UALINK_REQ_QUEUED of them waiting (-ENOBUFS past it), each at
+ * most a mailbox timeout (-ETIMEDOUT). An import of a handle the device
+ * holds granted already (a lookup, under RCU) sends nothing and takes no
+ * quota. What an import allocates for the caller is charged to its memory
+ * cgroup (``__GFP_ACCOUNT``); the imports a process holds are GEM handles
+ * and fds like any other, bounded by those limits.
  */
 
-static unsigned int file_import_quota = AMDGPU_UALINK_BATCH_MAX;
-module_param(file_import_quota, uint, 0644);
-MODULE_PARM_DESC(file_import_quota,
-		 "Imports one DRM file may have in flight at once, batch entries included (default 1024)");
-
-/* One file's imports in flight on a device, while it has any. */
-struct file_quota {
-	struct hlist_node node;
-	const struct drm_file *file;
-	unsigned int in_flight;
-};
-
-static struct hlist_head *quota_bucket(struct amdgpu_ualink_dev *udev,
-				       const struct drm_file *file)
+/*
+ * Whom an import through the ioctl is for: the calling process, whichever
+ * of its threads and files it calls through.
+ */
+static u32 import_owner(void)
 {
-	return &udev->quotas[hash_ptr(file, AMDGPU_UALINK_QUOTA_BITS)];
-}
-
-static struct file_quota *quota_find(struct amdgpu_ualink_dev *udev,
-				     const struct drm_file *file)
-{
-	struct file_quota *q;
-
-	lockdep_assert_held(&udev->quota_lock);
-	hlist_for_each_entry(q, quota_bucket(udev, file), node)
-		if (q->file == file)
-			return q;
-	return NULL;
-}
-
-/* Take @n imports of @file's quota: 0, -EDQUOT past it, or -ENOMEM. */
-static int quota_take(struct amdgpu_ualink_dev *udev,
-		      const struct drm_file *file, unsigned int n)
-{
-	unsigned int max = READ_ONCE(udev->file_import_quota) ?:
-			   READ_ONCE(file_import_quota);
-	struct file_quota *q, *fresh;
-	int ret = 0;
-
-	fresh = kzalloc_obj(*fresh, GFP_KERNEL_ACCOUNT);
-	mutex_lock(&udev->quota_lock);
-	q = quota_find(udev, file);
-	if (!q && fresh) {
-		q = fresh;
-		fresh = NULL;
-		q->file = file;
-		hlist_add_head(&q->node, quota_bucket(udev, file));
-	}
-	if (!q)
-		ret = -ENOMEM;
-	else if (n > max || q->in_flight > max - n)
-		ret = -EDQUOT;
-	else
-		q->in_flight += n;
-	if (q && !q->in_flight) {	/* made here, and refused */
-		hlist_del(&q->node);
-		kfree(q);
-	}
-	mutex_unlock(&udev->quota_lock);
-	kfree(fresh);
-	return ret;
-}
-
-static void quota_give(struct amdgpu_ualink_dev *udev,
-		       const struct drm_file *file, unsigned int n)
-{
-	struct file_quota *q;
-
-	mutex_lock(&udev->quota_lock);
-	q = quota_find(udev, file);
-	if (!WARN_ON(!q || q->in_flight < n)) {
-		q->in_flight -= n;
-		if (!q->in_flight) {
-			hlist_del(&q->node);
-			kfree(q);
-		}
-	}
-	mutex_unlock(&udev->quota_lock);
+	return task_tgid_nr(current);
 }
 
 static int do_export(struct amdgpu_ualink_dev *udev,
@@ -181,11 +114,10 @@ static int do_import(struct amdgpu_ualink_dev *udev,
 	ret = 0;
 	imp = amdgpu_ualink_import_live(udev, handle);
 	if (!imp) {
-		ret = quota_take(udev, file, 1);
-		if (ret)
-			return ret;
-		ret = amdgpu_ualink_import_get(udev, handle, &imp);
-		quota_give(udev, file, 1);
+		ret = amdgpu_ualink_import_start(udev, handle, import_owner(),
+						 &imp);
+		if (!ret)
+			ret = amdgpu_ualink_import_finish(imp);
 	}
 	if (ret == AMDGPU_UALINK_IMPORT_LOCAL) {
 		local = amdgpu_ualink_export_lookup(udev, handle);
@@ -290,6 +222,7 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 {
 	struct amdgpu_ualink_import **imps;
 	unsigned int n, i, left, kept;
+	u32 owner = import_owner();
 	u32 *pending;
 
 	/* the imports, then the indices of the entries not finished yet */
@@ -301,7 +234,8 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 
 		e->gem_handle = 0;
 		e->fd = -1;
-		e->error = imps ? amdgpu_ualink_import_start(udev, handle, &imps[n]) : -ENOMEM;
+		e->error = imps ? amdgpu_ualink_import_start(udev, handle, owner,
+							     &imps[n]) : -ENOMEM;
 		if (pending)
 			pending[n] = n;
 	}
@@ -367,12 +301,13 @@ static int do_batch(struct amdgpu_ualink_dev *udev,
 			goto out;
 		}
 	}
-	ret = quota_take(udev, file, b->count);
-	if (ret)
+	/* it could never be in flight whole */
+	if (b->count > amdgpu_ualink_import_quota(udev)) {
+		ret = -EDQUOT;
 		goto out;
+	}
 	amdgpu_ualink_import_batch(udev, gops, gpriv, file, entries, b->count,
 				   b->flags);
-	quota_give(udev, file, b->count);
 	if (copy_to_user(uptr, entries, size))
 		ret = -EFAULT;	/* the imports stay, as GEM handles of @file */
 out:

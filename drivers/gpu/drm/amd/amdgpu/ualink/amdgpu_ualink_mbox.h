@@ -228,16 +228,38 @@ struct amdgpu_ualink_req {
 	/**
 	 * @status: -EINPROGRESS until done, then 0 once answered; -ETIMEDOUT
 	 * no answer within the timeout from the first send (the peer may
-	 * have handled it), -ENOLINK the peer reset or went offline,
+	 * have handled it) or not sent within a timeout of its submission
+	 * (it may not have), -ENOLINK the peer reset or went offline,
 	 * -ECANCELED cancelled, -ESHUTDOWN the node is going away
 	 */
 	int status;
 	/** @done: completed when @status is final */
 	struct completion done;
+	/**
+	 * @owner: for an NPA_REQ, whom it is for (a process; 0 for the
+	 * kernel's own): the NPA_REQs waiting for one peer are sent one
+	 * owner at a time, in turn
+	 */
+	u32 owner;
+	/**
+	 * @quota: when not 0 (with @owner), the most requests @owner may
+	 * have outstanding on the node, this one included, each from its
+	 * submission to its end (answered, failed or cancelled)
+	 */
+	unsigned int quota;
+	/**
+	 * @ended: when not NULL, called once @status is final, after @done
+	 * completed, with the mailbox's locks held: it may only queue work
+	 * (which may free @req). A request with one must not be freed by a
+	 * waiter on @done, which may wake before the call
+	 */
+	void (*ended)(struct amdgpu_ualink_req *req);
 
 	/* private: owned by the mailbox */
 	struct list_head link;
 	struct amdgpu_ualink_peer *peer;
+	struct amdgpu_ualink_flow *flow;
+	bool charged;
 	unsigned long deadline;
 	unsigned long next_try;
 	unsigned int tries;
@@ -247,6 +269,18 @@ struct amdgpu_ualink_req {
 	bool internal;
 	struct amdgpu_ualink_tx tx;
 };
+
+/**
+ * amdgpu_ualink_req_sent - whether a request may have reached its peer
+ * @req: an ended request
+ *
+ * Returns: false for one that ended before it was first sent (it waited
+ * for room, or for the handshake, until it failed): the peer never saw it.
+ */
+static inline bool amdgpu_ualink_req_sent(const struct amdgpu_ualink_req *req)
+{
+	return req->sent;
+}
 
 struct amdgpu_ualink_mbox *
 amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,

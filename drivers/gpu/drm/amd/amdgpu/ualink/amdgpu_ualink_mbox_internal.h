@@ -31,6 +31,8 @@
 #define AMDGPU_UALINK_REPLY_CACHE	(2 * AMDGPU_UALINK_IN_FLIGHT)
 /* answers allowed to wait for one peer's ring (and held by faults) */
 #define AMDGPU_UALINK_TX_QUEUED		256
+/* NPA_REQs allowed to wait, unsent, for one peer: -ENOBUFS past it */
+#define AMDGPU_UALINK_REQ_QUEUED	4096
 /* doorbells handled by one run of the receive work before it yields */
 #define AMDGPU_UALINK_RX_BATCH		16
 
@@ -69,8 +71,18 @@ struct amdgpu_ualink_peer {
 	u32 rx_seq;
 	/* the handshake request, sent by the mailbox itself */
 	struct amdgpu_ualink_req hello;
-	/* our outstanding requests to the peer, sent or not yet */
+	/* our requests to the peer sent and not ended, in the order first sent */
 	struct list_head reqs;
+	/* NPA_REVOKE and NPA_RELEASE not sent yet: they go first, in order */
+	struct list_head ctl;
+	/* owners with NPA_REQs not sent yet (&struct amdgpu_ualink_flow), in turn */
+	struct list_head flows;
+	/* owner -> its &struct amdgpu_ualink_flow, while it has one */
+	struct xarray flow_of;
+	/* NPA_REQs not sent yet, at most %AMDGPU_UALINK_REQ_QUEUED */
+	unsigned int queued;
+	/* the mailbox's clock when the connection was last established */
+	unsigned long established;
 	/* messages waiting for space in our ring at the peer */
 	struct list_head txq;
 	/* messages held back by the DELAY and REORDER faults */
@@ -87,6 +99,16 @@ struct amdgpu_ualink_peer {
 	struct amdgpu_ualink_reply *replies;
 	unsigned int reply_next;
 	struct amdgpu_ualink_mbox_stats stats;
+};
+
+/*
+ * One owner's NPA_REQs waiting for one peer, oldest first; in the peer's
+ * round while it has any, freed when it has none.
+ */
+struct amdgpu_ualink_flow {
+	struct list_head turn;
+	struct list_head reqs;
+	u32 owner;
 };
 
 /**
@@ -163,6 +185,13 @@ struct amdgpu_ualink_mbox {
 	struct xarray peers;
 
 	struct amdgpu_ualink_fault fault;
+	/*
+	 * owner -> requests it has outstanding, as an xarray value, for the
+	 * owners with a quota; protected by owners_lock
+	 */
+	struct xarray owners;
+	/* protects owners; nests inside a peer's lock, never held taking one */
+	struct mutex owners_lock;
 	atomic_t next_txn;
 	/*
 	 * Requests ended (answered or not), counted after each one's

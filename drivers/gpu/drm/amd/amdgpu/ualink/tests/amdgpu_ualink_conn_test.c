@@ -319,6 +319,194 @@ static void conn_queue_waits_unsent(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(ma, last), -ETIMEDOUT);
 }
 
+/* @req, an NPA_REQ for owner @owner, tagged @tag, submitted from A to B. */
+static int submit_owned(struct tpod *pod, struct amdgpu_ualink_req *req,
+			u32 owner, u64 tag)
+{
+	tpod_req_init(req, A, B, tag);
+	req->owner = owner;
+	return amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, req);
+}
+
+/* As B: read A's next message, which must be an NPA_REQ; its tag. */
+static u64 read_req_tag(struct kunit *test, struct tpod *pod, u32 *next,
+			struct amdgpu_ualink_msg *m)
+{
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, next, m), 0);
+	return m->type == AMDGPU_UALINK_MSG_NPA_REQ ?
+	       m->handle[0] >> AMDGPU_UALINK_ACCEL_ID_BITS : 0;
+}
+
+/*
+ * A release waits behind no queue of requests: with 16 NPA_REQs in flight
+ * to B and 16 more waiting, an NPA_RELEASE submitted last is the next
+ * message B reads once it answered one request.
+ */
+static void conn_release_lane(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, 2 * AMDGPU_UALINK_IN_FLIGHT + 1);
+	struct amdgpu_ualink_req *rel = &reqs[2 * AMDGPU_UALINK_IN_FLIGHT];
+	struct amdgpu_ualink_msg m, sent[AMDGPU_UALINK_IN_FLIGHT];
+	unsigned int i;
+	u32 next = 0;
+
+	/* no retransmission comes between the messages read */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 60000, 0), 0);
+	for (i = 0; i < 2 * AMDGPU_UALINK_IN_FLIGHT; i++)
+		KUNIT_ASSERT_EQ(test, submit_owned(pod, &reqs[i], 1, i + 1), 0);
+	greet_and_read(test, pod, &next, &sent[0]);
+	for (i = 1; i < AMDGPU_UALINK_IN_FLIGHT; i++)
+		KUNIT_ASSERT_EQ(test, read_req_tag(test, pod, &next, &sent[i]), i + 1);
+	tpod_req_init(rel, A, B, 99);
+	rel->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
+	rel->msg.npa = amdgpu_ualink_npa_build(B, AMDGPU_UALINK_NPA_RESERVE);
+	rel->msg.size = SZ_4K;
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, rel), 0);
+	/* the window is full: nothing more until B answers */
+	KUNIT_EXPECT_EQ(test, smp_load_acquire(&tpod_ring(pod, B, A)->head), next);
+	answer_fail(pod, sent[0]);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), &reqs[0]), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_RELEASE);
+	m.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	swap(m.sender, m.receiver);
+	tpod_send(pod, B, A, &m);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(tpod_mbox(pod, A), rel), 0);
+	/* the anchor: the requests go on after it, in order, as room comes */
+	answer_fail(pod, sent[1]);
+	KUNIT_EXPECT_EQ(test, read_req_tag(test, pod, &next, &m),
+			AMDGPU_UALINK_IN_FLIGHT + 1);
+}
+
+/*
+ * NPA_REQs waiting for one peer are sent one owner at a time: owner 1
+ * queued 32 before owner 2 queued 2, and both of owner 2's are among the
+ * first 16 B reads, interleaved with owner 1's; owner 1's keep their order.
+ */
+static void conn_owners_in_turn(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, 2 * AMDGPU_UALINK_IN_FLIGHT + 2);
+	unsigned int i, seen2 = 0, last1 = 0;
+	struct amdgpu_ualink_msg m;
+	u32 next = 0;
+	u64 tag;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 60000, 0), 0);
+	for (i = 0; i < 2 * AMDGPU_UALINK_IN_FLIGHT; i++)
+		KUNIT_ASSERT_EQ(test, submit_owned(pod, &reqs[i], 1, i + 1), 0);
+	for (i = 0; i < 2; i++)
+		KUNIT_ASSERT_EQ(test, submit_owned(pod, &reqs[2 * AMDGPU_UALINK_IN_FLIGHT + i],
+						   2, 1000 + i), 0);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	tpod_hello_ack(pod, B, A, m.txn, 77);
+	for (i = 0; i < AMDGPU_UALINK_IN_FLIGHT; i++) {
+		tag = read_req_tag(test, pod, &next, &m);
+		if (tag >= 1000) {
+			KUNIT_EXPECT_EQ(test, tag, 1000 + seen2);
+			seen2++;
+		} else {
+			KUNIT_EXPECT_EQ(test, tag, last1 + 1);
+			last1 = tag;
+		}
+	}
+	kunit_info(test, "first %u sent: %u of owner 1, %u of owner 2\n",
+		   AMDGPU_UALINK_IN_FLIGHT, last1, seen2);
+	KUNIT_EXPECT_EQ(test, seen2, 2);
+	KUNIT_EXPECT_EQ(test, last1, AMDGPU_UALINK_IN_FLIGHT - 2);
+}
+
+/*
+ * At most %AMDGPU_UALINK_REQ_QUEUED NPA_REQs wait for one peer: the next
+ * is refused with -ENOBUFS, while a release is still queued; once the
+ * handshake let 16 go, 16 more are accepted, and not one more.
+ */
+static void conn_queue_bound(struct kunit *test)
+{
+	const unsigned int n = AMDGPU_UALINK_REQ_QUEUED;
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, n + AMDGPU_UALINK_IN_FLIGHT + 2);
+	struct amdgpu_ualink_req *rel = &reqs[n + AMDGPU_UALINK_IN_FLIGHT + 1];
+	struct amdgpu_ualink_msg m;
+	unsigned int i;
+	u32 next = 0;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(tpod_mbox(pod, A), 60000, 0), 0);
+	for (i = 0; i < n; i++)
+		KUNIT_ASSERT_EQ(test, submit_owned(pod, &reqs[i], 1 + i % 3, i + 1), 0);
+	KUNIT_EXPECT_EQ(test, submit_owned(pod, &reqs[n], 4, n + 1), -ENOBUFS);
+	tpod_req_init(rel, A, B, 99);
+	rel->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
+	rel->msg.npa = amdgpu_ualink_npa_build(B, AMDGPU_UALINK_NPA_RESERVE);
+	rel->msg.size = SZ_4K;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_submit(tpod_mbox(pod, A), B, rel), 0);
+
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
+	tpod_hello_ack(pod, B, A, m.txn, 77);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, B, &next, &m), 0);
+	KUNIT_EXPECT_EQ(test, m.type, AMDGPU_UALINK_MSG_NPA_RELEASE);
+	for (i = 1; i < AMDGPU_UALINK_IN_FLIGHT; i++)
+		read_req_tag(test, pod, &next, &m);
+	for (i = 0; i < AMDGPU_UALINK_IN_FLIGHT - 1; i++)
+		KUNIT_EXPECT_EQ(test, submit_owned(pod, &reqs[n + i], 4, n + i + 1), 0);
+	KUNIT_EXPECT_EQ(test, submit_owned(pod, &reqs[n + i], 4, n + i + 1), -ENOBUFS);
+}
+
+/*
+ * A request waits for room at most a timeout: 32 NPA_REQs, 16 in flight, a
+ * 60 s timeout. After 30 s B answers 8, and 8 more go out; at 60 s the 8
+ * unanswered of the first 16 time out alone (B is alive), and so do the 8
+ * that were never sent, without being sent; the 8 sent at 30 s live on.
+ */
+static void conn_unsent_expire(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, mbox_raw);
+	struct amdgpu_ualink_mbox *ma = tpod_mbox(pod, A);
+	struct amdgpu_ualink_req *reqs = tpod_reqs(pod, 2 * AMDGPU_UALINK_IN_FLIGHT);
+	struct amdgpu_ualink_msg m[AMDGPU_UALINK_IN_FLIGHT];
+	const unsigned int h = AMDGPU_UALINK_IN_FLIGHT / 2;
+	unsigned int i;
+	u32 next = 0;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(ma, 60000, 0), 0);
+	for (i = 0; i < 2 * AMDGPU_UALINK_IN_FLIGHT; i++)
+		KUNIT_ASSERT_EQ(test, submit_owned(pod, &reqs[i], 1, i + 1), 0);
+	greet_and_read(test, pod, &next, &m[0]);
+	for (i = 1; i < AMDGPU_UALINK_IN_FLIGHT; i++)
+		KUNIT_ASSERT_EQ(test, read_req_tag(test, pod, &next, &m[i]), i + 1);
+	amdgpu_ualink_mbox_advance(ma, 30000);
+	for (i = 0; i < h; i++)
+		answer_fail(pod, m[i]);
+	for (i = 0; i < h; i++) {
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(ma, &reqs[i]), 0);
+		KUNIT_ASSERT_EQ(test, read_req_tag(test, pod, &next, &m[i]),
+				AMDGPU_UALINK_IN_FLIGHT + i + 1);
+	}
+	amdgpu_ualink_mbox_advance(ma, 30000);
+	for (i = h; i < AMDGPU_UALINK_IN_FLIGHT; i++)
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(ma, &reqs[i]), -ETIMEDOUT);
+	for (i = AMDGPU_UALINK_IN_FLIGHT + h; i < 2 * AMDGPU_UALINK_IN_FLIGHT; i++) {
+		KUNIT_EXPECT_TRUE(test, completion_done(&reqs[i].done));
+		KUNIT_EXPECT_EQ(test, reqs[i].status, -ETIMEDOUT);
+	}
+	/* the 8 left waiting were never written to B's ring */
+	KUNIT_EXPECT_EQ(test, smp_load_acquire(&tpod_ring(pod, B, A)->head), next);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->sent[AMDGPU_UALINK_MSG_NPA_REQ],
+			AMDGPU_UALINK_IN_FLIGHT + h);
+	/* the anchor: those sent at 30 s are still waiting, and answered */
+	for (i = AMDGPU_UALINK_IN_FLIGHT; i < AMDGPU_UALINK_IN_FLIGHT + h; i++)
+		KUNIT_EXPECT_FALSE(test, completion_done(&reqs[i].done));
+	for (i = 0; i < h; i++)
+		answer_fail(pod, m[i]);
+	for (i = AMDGPU_UALINK_IN_FLIGHT; i < AMDGPU_UALINK_IN_FLIGHT + h; i++)
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_wait(ma, &reqs[i]), 0);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+}
+
 /* Every message dropped: the same outcome, and nothing reaches the ring. */
 static void conn_fault_drop_all(struct kunit *test)
 {
@@ -769,6 +957,10 @@ static struct kunit_case amdgpu_ualink_conn_cases[] = {
 	KUNIT_CASE(conn_timeout),
 	KUNIT_CASE(conn_request_fails_alone),
 	KUNIT_CASE_SLOW(conn_queue_waits_unsent),
+	KUNIT_CASE(conn_release_lane),
+	KUNIT_CASE(conn_owners_in_turn),
+	KUNIT_CASE(conn_queue_bound),
+	KUNIT_CASE(conn_unsent_expire),
 	KUNIT_CASE(conn_fault_drop_all),
 	KUNIT_CASE(conn_fault_drop_20),
 	KUNIT_CASE(conn_fault_duplicate),

@@ -221,7 +221,7 @@ static void export_pinned_at_export(struct kunit *test)
 	/* suspend: once no importer is left (the device left the pod), unpinned */
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_unpin_all(a);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	KUNIT_EXPECT_EQ(test, o2->pins, 0);
@@ -240,7 +240,7 @@ static void export_pinned_at_export(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
 	amdgpu_ualink_import_put(ib);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &ib), -EIO);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_destroy(a, &o->slot);
 	amdgpu_ualink_export_destroy(a, &o2->slot);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
@@ -295,7 +295,7 @@ static void export_grant_and_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->refs, 1);	/* the pin's */
 
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->shootdowns), 1);
@@ -303,7 +303,7 @@ static void export_grant_and_release(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, ic->npa, &addr), 0);
 	npa = ic->npa;
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, o->pins, 1);	/* till the export ends */
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
@@ -423,8 +423,8 @@ static void export_destroy_revokes(struct kunit *test)
 	/* dead imports hold nothing: their last put sends no release */
 	amdgpu_ualink_import_put(ib);
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(tpod_dev(pod, B)->wq);
-	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, C)->num_imports, 0);
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 4);
@@ -502,7 +502,7 @@ static void export_revoke_waits_for_gpu_work(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_dev(pod, B)->revoke_timeouts), 0);
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->timeouts, 0);
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
 }
@@ -552,7 +552,7 @@ static void export_revoke_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
 	/* the work ends: B's late release finds nothing, harmlessly */
 	dma_fence_signal(bb->job);
-	flush_workqueue(b->wq);
+	amdgpu_ualink_dev_flush(b);
 	KUNIT_EXPECT_EQ(test, atomic_read(&b->revoke_timeouts), 1);
 	amdgpu_ualink_import_set_obj(ib, NULL);
 	amdgpu_ualink_import_put(ib);
@@ -611,7 +611,7 @@ static void export_print(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, strstr(ta.buf, want));
 
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
@@ -658,7 +658,7 @@ static void export_memory(struct kunit *test)
 	for (i = 0; i < 16; i++)
 		amdgpu_ualink_import_put(imps[i]);
 	for (i = 0; i < 16; i++)
-		flush_workqueue(tpod_dev(pod, many[1 + i])->wq);
+		amdgpu_ualink_dev_flush(tpod_dev(pod, many[1 + i]));
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
@@ -720,7 +720,7 @@ static void export_unreachable(struct kunit *test)
 
 	/* B's release */
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), 0);
 	KUNIT_EXPECT_EQ(test, addr, o->addr);
@@ -763,7 +763,7 @@ static void export_unreachable(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o2->pins, 1);	/* the export's, till it ends */
 	tpod_node(pod, C)->vpod = 0;
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
 
 	/* C imports again; A resets (leaving its pod meanwhile) */
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &ic), 0);
@@ -779,7 +779,7 @@ static void export_unreachable(struct kunit *test)
 	/* every refusal above was counted where it arrived */
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->faults), 9);
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
 	amdgpu_ualink_export_destroy(a->dev, &o2->slot);
 }
 
@@ -849,7 +849,7 @@ static void export_unanswered_revoke(struct kunit *test)
 	amdgpu_ualink_import_put(ib);
 	amdgpu_ualink_import_put(ib2);
 	amdgpu_ualink_import_put(ib3);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o3->slot);
 }
@@ -878,7 +878,7 @@ static void export_stale_importer(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	tpod_pause(pod, B, false);
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 }
 
 /*
@@ -900,7 +900,7 @@ static void export_shootdown_unacknowledged(struct kunit *test)
 	npa = ib->npa;
 	WRITE_ONCE(a->shootdown_fails, true);
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->dev->shootdown_errors), 1);
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, B, npa, &addr), -EACCES);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
@@ -1026,7 +1026,7 @@ static void export_symmetric_heap(struct kunit *test)
 
 	for (e = 1; e < HEAP_NODES; e++)
 		amdgpu_ualink_import_put(imps[e]);
-	flush_workqueue(tpod_dev(pod, 0)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, 0));
 	for (e = 0; e < HEAP_NODES; e++) {
 		for (i = 1; i < HEAP_NODES && heap_fan_in(e); i++)
 			if (i != e)
@@ -1236,7 +1236,7 @@ static void export_range_outlives_removals(struct kunit *test)
 
 	/* C, the last importer in the set, lets go: undone in full */
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
 	KUNIT_EXPECT_EQ(test, tpod_fabric(pod, C, npa, &addr), -EACCES);
 
 	/* the next range mapped is another: B can reach only its own */
@@ -1261,8 +1261,8 @@ static void export_range_outlives_removals(struct kunit *test)
 	tpod_node(pod, B)->vpod = 0;
 	amdgpu_ualink_import_put(ib);
 	amdgpu_ualink_import_put(ic2);
-	flush_workqueue(tpod_dev(pod, B)->wq);
-	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
 	amdgpu_ualink_export_destroy(a->dev, &o->slot);
 	amdgpu_ualink_export_destroy(a->dev, &o2->slot);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->bad_unpins), 0);
@@ -1325,7 +1325,7 @@ static void export_unacknowledged_range_kept(struct kunit *test)
 	npa = ib->npa;
 	WRITE_ONCE(a->shootdown_fails, true);
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_dev_flush(a->dev);
 	WRITE_ONCE(a->shootdown_fails, false);
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->dev->shootdown_errors), 2);
@@ -1361,7 +1361,7 @@ static void export_unacknowledged_range_kept(struct kunit *test)
 	amdgpu_ualink_window_usage(&a->dev->window, &allocated, &ranges);
 	KUNIT_EXPECT_EQ(test, ranges, 1);	/* B's */
 	amdgpu_ualink_import_put(ib);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 
 	amdgpu_ualink_export_destroy(a->dev, &o->slot);
 	amdgpu_ualink_export_destroy(a->dev, &o2->slot);
@@ -1407,7 +1407,7 @@ static void export_ended_revoked_at_once(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	KUNIT_EXPECT_EQ(test, o2->pins, 0);
 	amdgpu_ualink_import_put(ic);
-	flush_workqueue(tpod_dev(pod, C)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
 }
 
 #define LOSS_EXPORTS	100000

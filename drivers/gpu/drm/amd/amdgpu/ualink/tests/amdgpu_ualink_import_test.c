@@ -79,10 +79,10 @@ static void import_basic_and_twice(struct kunit *test)
 
 	/* the table does not keep it: the last put releases */
 	amdgpu_ualink_import_put(i2);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
 	amdgpu_ualink_import_put(i1);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_RELEASE), 1);
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
@@ -124,7 +124,7 @@ static void import_lookup_whole_handle(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, found, imp);
 	amdgpu_ualink_import_put(found);
 	amdgpu_ualink_import_put(imp);
-	flush_workqueue(dev->wq);
+	amdgpu_ualink_dev_flush(dev);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
@@ -211,7 +211,7 @@ static void import_concurrent(struct kunit *test)
 		if (!r[i].ret)
 			amdgpu_ualink_import_put(r[i].imp);
 	amdgpu_ualink_import_put(imp);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &warm->slot);
@@ -245,7 +245,7 @@ static void import_errors(struct kunit *test)
 	/* an exporter that never answers */
 	bad[0] = (h[0] & ~0x3ffULL) | R;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), bad, &imp), -ETIMEDOUT);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	/* none of it left anything behind at A but the export's own pin */
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
@@ -273,8 +273,8 @@ static void import_batch(struct kunit *test)
 	}
 	tpod_pause(pod, B, true);	/* no answer gets in before all left */
 	for (i = 0; i < NX; i++)
-		KUNIT_ASSERT_EQ(test,
-				amdgpu_ualink_import_start(tpod_dev(pod, B), h[i], &imps[i]), 0);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B),
+								 h[i], 0, &imps[i]), 0);
 	/* every exporter has been written to before the first wait */
 	for (i = 0; i < NX; i++) {
 		amdgpu_ualink_mbox_get_stats(tpod_dev(pod, B)->mbox, ids[4 + i], &s);
@@ -287,7 +287,7 @@ static void import_batch(struct kunit *test)
 	}
 	for (i = 0; i < NX; i++)
 		amdgpu_ualink_import_put(imps[i]);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	for (i = 0; i < NX; i++) {
 		KUNIT_EXPECT_EQ(test, tpod_grants(pod, ids[4 + i]), 0);
 		amdgpu_ualink_export_destroy(tpod_dev(pod, ids[4 + i]), &objs[i]->slot);
@@ -319,7 +319,7 @@ static void import_exporter_reset(struct kunit *test)
 	KUNIT_EXPECT_PTR_NE(test, again, imp);
 	amdgpu_ualink_import_put(imp);
 	amdgpu_ualink_import_put(again);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 }
@@ -373,8 +373,8 @@ static void import_dev_reset(struct kunit *test)
 	amdgpu_ualink_import_put(imp);
 	amdgpu_ualink_import_put(aimp);
 	amdgpu_ualink_import_put(again);
-	flush_workqueue(tpod_dev(pod, A)->wq);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, A));
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, 100), &oc->slot);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
@@ -403,7 +403,7 @@ static void import_release_then_again(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 51);
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_RELEASE), 50);
 	amdgpu_ualink_import_put(imp);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
@@ -415,7 +415,7 @@ static void import_from_r(struct kunit *test, struct tpod *pod, const u64 h[2],
 {
 	struct amdgpu_ualink_msg m;
 
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, imp), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, 0, imp), 0);
 	KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, next, &m), 0);
 	KUNIT_ASSERT_EQ(test, m.type, AMDGPU_UALINK_MSG_HELLO);
 	tpod_hello_ack(pod, R, B, m.txn, 5);
@@ -455,7 +455,7 @@ static void import_revoke_overtakes_grant(struct kunit *test)
 	m.txn = imp->req.msg.txn;
 	tpod_send(pod, R, B, &m);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_finish(imp), -ENOENT);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	/* one NPA_RELEASE: the answer to the revocation, no release of its own */
 	KUNIT_EXPECT_EQ(test, sent(pod, B, AMDGPU_UALINK_MSG_NPA_RELEASE), 1);
@@ -514,7 +514,7 @@ static void import_timeout_gives_back(struct kunit *test)
 	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
 	swap(m.sender, m.receiver);
 	tpod_send(pod, R, B, &m);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 }
 
@@ -534,7 +534,7 @@ static void import_peer_gone_spares_newer(struct kunit *test)
 
 	tpod_export(pod, A, o, h);
 	tpod_pause(pod, A, true);	/* the request waits for its answer */
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, &imp), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, B), h, 0, &imp), 0);
 	/* the report of an end that came before this request */
 	amdgpu_ualink_import_peer_gone(tpod_dev(pod, B), A);
 	tpod_pause(pod, A, false);
@@ -545,7 +545,7 @@ static void import_peer_gone_spares_newer(struct kunit *test)
 	amdgpu_ualink_import_peer_gone(tpod_dev(pod, B), A);
 	KUNIT_EXPECT_EQ(test, imp->state, AMDGPU_UALINK_IMPORT_DEAD);
 	amdgpu_ualink_import_put(imp);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
@@ -597,7 +597,7 @@ static void import_batch_whole_pod(struct kunit *test)
 	tpod_pause(pod, me, true);	/* no answer gets in before all left */
 	for (i = 0; i < me; i++)
 		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, me), h[i],
-								 &imps[i]), 0);
+								 0, &imps[i]), 0);
 	for (i = 0; i < me; i++) {
 		amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, me), i, &s);
 		hello += s.sent[AMDGPU_UALINK_MSG_HELLO] >= 1;
@@ -617,12 +617,12 @@ static void import_batch_whole_pod(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, tpod_grants(pod, i), 1);
 		amdgpu_ualink_import_put(imps[i]);	/* NULL is fine */
 	}
-	flush_workqueue(tpod_dev(pod, me)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, me));
 
 	/* node 0's heap, imported by everyone else */
 	for (i = 1; i < n; i++)
 		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_start(tpod_dev(pod, i), h[0],
-								 &imps[i]), 0);
+								 0, &imps[i]), 0);
 	for (i = 1; i < n; i++) {
 		if (amdgpu_ualink_import_finish(imps[i])) {
 			KUNIT_FAIL(test, "import of node 0's heap by %u failed", i);
@@ -635,7 +635,7 @@ static void import_batch_whole_pod(struct kunit *test)
 	for (i = 1; i < n; i++)
 		amdgpu_ualink_import_put(imps[i]);
 	for (i = 1; i < n; i++)
-		flush_workqueue(tpod_dev(pod, i)->wq);
+		amdgpu_ualink_dev_flush(tpod_dev(pod, i));
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, 0), 0);
 	for (i = 0; i < me; i++)
 		amdgpu_ualink_export_destroy(tpod_dev(pod, i), &objs[i]->slot);
@@ -669,7 +669,7 @@ static void import_drop_nonmembers(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, received(pod, A, AMDGPU_UALINK_MSG_NPA_REQ), 2);
 	amdgpu_ualink_import_put(i1);
 	amdgpu_ualink_import_put(i2);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }

@@ -163,7 +163,7 @@ static void fake_release(void *data)
 			((struct tobj *)f->local[i])->refs--;
 	}
 	f->n = 0;
-	flush_workqueue(tpod_node(f->pod, f->id)->dev->wq);
+	amdgpu_ualink_dev_flush(tpod_node(f->pod, f->id)->dev);
 }
 
 static struct fake_drv *fake(struct kunit *test, struct tpod *pod, u16 id)
@@ -394,13 +394,40 @@ static int quota_racer_fn(void *data)
 	return 0;
 }
 
+/* The calling thread's next interruptible wait ends at once. */
+static void signal_self(void)
+{
+	allow_signal(SIGUSR1);
+	send_sig(SIGUSR1, current, 1);
+}
+
+static void unsignal_self(void)
+{
+	flush_signals(current);
+	disallow_signal(SIGUSR1);
+}
+
+static bool no_owner_charged(void *arg)
+{
+	struct amdgpu_ualink_mbox *mbox = arg;
+	bool empty;
+
+	mutex_lock(&mbox->owners_lock);
+	empty = xa_empty(&mbox->owners);
+	mutex_unlock(&mbox->owners_lock);
+	return empty;
+}
+
 /*
- * A file's quota of imports in flight: with B's at 1, a second import on
- * the file whose first waits for its answer fails with -EDQUOT, sending
- * nothing; another file of B imports meanwhile, after which the first file
- * may import that granted handle again (nothing in flight, nothing sent);
- * a batch larger than the quota fails whole; once the first is answered
- * the file imports again.
+ * A process's quota of imports in flight, with B's at 1. Its import of
+ * A's handle on file f1 is interrupted at once (a signal is pending) while
+ * A is paused: the request stays outstanding, and the quota with it, so
+ * its import of D's handle on another file (f2, as a reopened render node
+ * would be) fails with -EDQUOT, sending nothing. Another process (a kernel
+ * thread) imports D's handle on f1 meanwhile; then the first process may
+ * import that granted handle (nothing in flight, nothing sent). A batch
+ * larger than the quota fails whole. Once A answered, the process
+ * imports again.
  */
 static void ioctl_quota(struct kunit *test)
 {
@@ -410,7 +437,7 @@ static void ioctl_quota(struct kunit *test)
 	struct drm_file *f1 = kunit_kzalloc(test, sizeof(long), GFP_KERNEL);
 	struct drm_file *f2 = kunit_kzalloc(test, sizeof(long), GFP_KERNEL);
 	struct drm_amdgpu_ualink_batch_entry e[2] = {}, __user *ue;
-	struct drm_amdgpu_ualink args = {}, ha, hd;
+	struct drm_amdgpu_ualink args = {}, ha, hd, try;
 	struct quota_racer *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
 	struct amdgpu_ualink_mbox_stats st;
 	struct task_struct *task;
@@ -429,29 +456,39 @@ static void ioctl_quota(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, ioctl(fd, &args), 0);
 	hd = (struct drm_amdgpu_ualink) { .op = AMDGPU_UALINK_OP_IMPORT };
 	hd.u.imp.handle = args.u.exp.handle;
-	tpod_dev(pod, B)->file_import_quota = 1;
+	tpod_dev(pod, B)->import_quota = 1;
 
-	/* f1's import of A's handle waits: A is paused */
+	/* the import of A's handle stops waiting at once; its request stays */
 	tpod_pause(pod, A, true);
+	signal_self();
+	try = ha;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &try), -ERESTARTSYS);
+	unsignal_self();
+	KUNIT_EXPECT_FALSE(test, no_owner_charged(tpod_mbox(pod, B)));
+
+	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
+	sent = st.sent[AMDGPU_UALINK_MSG_NPA_REQ];
+	try = hd;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &try), -EDQUOT);
+	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
+	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent);
+	/* another process is not affected */
 	r->f = fb;
 	r->file = f1;
-	r->args = ha;
+	r->args = hd;
 	init_completion(&r->done);
 	task = kthread_run(quota_racer_fn, r, "ualink_quota");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
 	get_task_struct(task);
-	KUNIT_EXPECT_TRUE(test, tpod_wait_waiting(task, &r->done));
-
+	wait_for_completion(&r->done);
+	kthread_stop(task);
+	put_task_struct(task);
+	KUNIT_EXPECT_EQ(test, r->ret, 0);
 	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
-	sent = st.sent[AMDGPU_UALINK_MSG_NPA_REQ];
-	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), -EDQUOT);
-	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
-	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent);
-	/* another file is not affected */
-	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &hd), 0);
-	/* D's handle is granted now: f1 may import it again, sending nothing */
-	hd.u.imp.fd = 0;
-	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), 0);
+	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent + 1);
+	/* D's handle is granted now: importing it again sends nothing */
+	try = hd;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &try), 0);
 	amdgpu_ualink_mbox_get_stats(tpod_mbox(pod, B), -1, &st);
 	KUNIT_EXPECT_EQ(test, st.sent[AMDGPU_UALINK_MSG_NPA_REQ], sent + 1);
 	/* a batch above the quota, whatever else is in flight */
@@ -469,14 +506,11 @@ static void ioctl_quota(struct kunit *test)
 	args.u.batch.count = 1;
 	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &args), 0);
 
+	/* A answers the request nobody waits for: the quota is back */
 	tpod_pause(pod, A, false);
-	wait_for_completion(&r->done);
-	kthread_stop(task);
-	put_task_struct(task);
-	KUNIT_EXPECT_EQ(test, r->ret, 0);
-	/* f1's quota is back */
-	hd.u.imp.fd = 0;
-	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f1, &hd), 0);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_owner_charged, tpod_mbox(pod, B), 10000));
+	try = ha;
+	KUNIT_EXPECT_EQ(test, ioctl_file(fb, f2, &try), 0);
 
 	fake_release(fb);
 	amdgpu_ualink_export_destroy(tpod_node(pod, A)->dev, &fa->objs[0]->slot);
@@ -488,16 +522,19 @@ struct batch_run {
 	struct fake_drv *f;
 	struct drm_amdgpu_ualink_batch_entry e[32];
 	unsigned int count;
+	s64 us;		/* how long the batch took */
 	struct completion done;
 };
 
 static int batch_thread(void *arg)
 {
 	struct batch_run *r = arg;
+	ktime_t t0 = ktime_get();
 
 	allow_signal(SIGKILL);	/* a test that gives up on it */
 	amdgpu_ualink_import_batch(r->dev, &fake_gops, r->f, NULL, r->e,
 				   r->count, 0);
+	r->us = ktime_us_delta(ktime_get(), t0);
 	complete(&r->done);
 	return 0;
 }
@@ -553,6 +590,204 @@ static void ioctl_batch_completion_order(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, C), 0);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
 	amdgpu_ualink_export_destroy(tpod_dev(pod, C), &oc->slot);
+}
+
+/* A release waits on the peer's release lane. */
+static bool release_waiting(void *arg)
+{
+	struct amdgpu_ualink_peer *peer = arg;
+	bool waiting;
+
+	mutex_lock(&peer->lock);
+	waiting = !list_empty(&peer->ctl);
+	mutex_unlock(&peer->lock);
+	return waiting;
+}
+
+static bool no_grants_a(void *arg)
+{
+	return tpod_grants(arg, A) == 0;
+}
+
+#define TIMED_IMPORTS	8
+
+/* Another process's imports of @h, one by one: how long each took, on average. */
+static s64 timed_imports(struct kunit *test, struct batch_run *r, u64 (*h)[2])
+{
+	struct task_struct *t;
+	s64 us = 0;
+	unsigned int i;
+
+	for (i = 0; i < TIMED_IMPORTS; i++) {
+		r->count = 1;
+		r->e[0] = (struct drm_amdgpu_ualink_batch_entry) {};
+		r->e[0].handle = (struct drm_amdgpu_ualink_handle) { h[i][0], h[i][1] };
+		reinit_completion(&r->done);
+		t = kthread_run(batch_thread, r, "ualink-timed");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+		wait_for_completion(&r->done);
+		KUNIT_EXPECT_EQ(test, r->e[0].error, 0);
+		us += r->us;
+	}
+	return us / TIMED_IMPORTS;
+}
+
+#define FLOOD_FILES	64
+#define FLOOD_BATCH	16
+
+/*
+ * One process floods a paused exporter (A) through 64 files, a batch of 16
+ * handles on each, stopping to wait at once (a signal is pending): its
+ * 1,024 requests stay outstanding, its whole quota, and a 65th batch gets
+ * -EDQUOT in every entry. Meanwhile another process's import from a
+ * healthy exporter (C) completes; both its times, unloaded and during the
+ * flood, are printed. The flooder's release of an import it held from A
+ * waits ahead of the flood, on the release lane, not behind it; once A
+ * answers, it is answered and every flooded request ends (unknown handles:
+ * A never exported them), the quota with them.
+ */
+static void ioctl_flood_fair(struct kunit *test)
+{
+	static const u16 abc[] = { A, B, C };
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(abc), abc, kinds);
+	struct tobj *oa = tpod_obj(pod, 0, SZ_4K);
+	struct tobj *oc[3 * TIMED_IMPORTS];
+	struct drm_amdgpu_ualink_batch_entry *e;
+	struct batch_run *r = kunit_kzalloc(test, sizeof(*r), GFP_KERNEL);
+	struct amdgpu_ualink_dev *b = tpod_dev(pod, B);
+	struct fake_drv *fb = fake(test, pod, B);
+	struct amdgpu_ualink_peer *peer;
+	s64 unloaded, loaded, released, drained;
+	u64 ha[2], hc[3 * TIMED_IMPORTS][2];
+	unsigned int i, j, held, intr = 0, quota = 0;
+	ktime_t t0;
+
+	e = kunit_kcalloc(test, FLOOD_BATCH, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	init_completion(&r->done);
+	r->dev = b;
+	r->f = fb;
+	b->import_quota = FLOOD_FILES * FLOOD_BATCH;
+	tpod_export(pod, A, oa, ha);
+	for (i = 0; i < ARRAY_SIZE(oc); i++) {
+		oc[i] = tpod_obj(pod, 0, SZ_4K);
+		tpod_export(pod, C, oc[i], hc[i]);
+	}
+	timed_imports(test, r, hc);	/* connected to C */
+	unloaded = timed_imports(test, r, hc + TIMED_IMPORTS);
+	/* the flooder holds an import from A */
+	e[0].handle = (struct drm_amdgpu_ualink_handle) { ha[0], ha[1] };
+	amdgpu_ualink_import_batch(b, &fake_gops, fb, NULL, e, 1, 0);
+	KUNIT_ASSERT_EQ(test, e[0].error, 0);
+	held = fb->n - 1;
+
+	tpod_pause(pod, A, true);
+	signal_self();
+	for (i = 0; i <= FLOOD_FILES; i++) {
+		struct drm_file *file = kunit_kzalloc(test, sizeof(long), GFP_KERNEL);
+
+		for (j = 0; j < FLOOD_BATCH; j++)
+			e[j] = (struct drm_amdgpu_ualink_batch_entry) {
+				.handle.lo = ((u64)(i * FLOOD_BATCH + j + 1) <<
+					      AMDGPU_UALINK_ACCEL_ID_BITS) | A,
+				.handle.hi = 0xf100d,
+			};
+		amdgpu_ualink_import_batch(b, &fake_gops, fb, file, e,
+					   FLOOD_BATCH, 0);
+		for (j = 0; j < FLOOD_BATCH; j++) {
+			intr += e[j].error == -EINTR;
+			quota += e[j].error == -EDQUOT;
+		}
+	}
+	unsignal_self();
+	KUNIT_EXPECT_EQ(test, intr, FLOOD_FILES * FLOOD_BATCH);
+	KUNIT_EXPECT_EQ(test, quota, FLOOD_BATCH);
+
+	loaded = timed_imports(test, r, hc + 2 * TIMED_IMPORTS);
+	kunit_info(test, "imports from a healthy exporter: %lld us each unloaded, %lld us with %u requests of another process waiting (%lld.%02lldx)\n",
+		   unloaded, loaded, intr, loaded / max(unloaded, 1LL),
+		   (loaded * 100 / max(unloaded, 1LL)) % 100);
+
+	/* the import from A goes: its release waits ahead of the flood */
+	amdgpu_ualink_import_put(fb->held[held]);
+	fb->held[held] = NULL;
+	peer = xa_load(&tpod_mbox(pod, B)->peers, A);
+	KUNIT_ASSERT_NOT_NULL(test, peer);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(release_waiting, peer, 10000));
+	mutex_lock(&peer->lock);
+	KUNIT_EXPECT_EQ(test, peer->queued,
+			FLOOD_FILES * FLOOD_BATCH - AMDGPU_UALINK_IN_FLIGHT);
+	mutex_unlock(&peer->lock);
+
+	t0 = ktime_get();
+	tpod_pause(pod, A, false);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_grants_a, pod, 10000));
+	released = ktime_us_delta(ktime_get(), t0);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_owner_charged, tpod_mbox(pod, B), 30000));
+	drained = ktime_us_delta(ktime_get(), t0);
+	kunit_info(test, "once the exporter answers: the release done in %lld us, the %u flooded requests in %lld us\n",
+		   released, intr, drained);
+
+	fake_release(fb);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
+	for (i = 0; i < ARRAY_SIZE(oc); i++)
+		amdgpu_ualink_export_destroy(tpod_dev(pod, C), &oc[i]->slot);
+}
+
+/*
+ * At most AMDGPU_UALINK_REQ_QUEUED imports wait for one exporter, whoever
+ * makes them: one process with a quota larger than that fills the queue of
+ * a paused exporter (16 in flight, 4,096 waiting, each batch stopping to
+ * wait at once); the 32 imports after those fail with -ENOBUFS, sending
+ * nothing.
+ */
+static void ioctl_queue_full(struct kunit *test)
+{
+	const unsigned int batch = AMDGPU_UALINK_BATCH_MAX;
+	const unsigned int full = AMDGPU_UALINK_REQ_QUEUED + AMDGPU_UALINK_IN_FLIGHT;
+	static const u16 ab[] = { A, B };
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ab), ab, kinds);
+	struct amdgpu_ualink_dev *b = tpod_dev(pod, B);
+	struct fake_drv *fb = fake(test, pod, B);
+	struct drm_amdgpu_ualink_batch_entry *e;
+	unsigned int i, n = 0, intr = 0, nobufs = 0;
+	u64 tag = 1;
+
+	e = kunit_kcalloc(test, batch, sizeof(*e), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, e);
+	b->import_quota = 2 * full;
+	/* connected, with a timeout no step of the test comes near */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(b->mbox, 60000, 0), 0);
+	e[0].handle.lo = (tag++ << AMDGPU_UALINK_ACCEL_ID_BITS) | A;
+	e[0].handle.hi = 1;
+	amdgpu_ualink_import_batch(b, &fake_gops, fb, NULL, e, 1, 0);
+	KUNIT_ASSERT_EQ(test, e[0].error, -ENOENT);
+
+	tpod_pause(pod, A, true);
+	signal_self();
+	while (n < full + 2 * AMDGPU_UALINK_IN_FLIGHT) {
+		unsigned int count = min(batch, full + 2 * AMDGPU_UALINK_IN_FLIGHT - n);
+
+		for (i = 0; i < count; i++)
+			e[i] = (struct drm_amdgpu_ualink_batch_entry) {
+				.handle.lo = (tag++ << AMDGPU_UALINK_ACCEL_ID_BITS) | A,
+				.handle.hi = 0xb0f,
+			};
+		amdgpu_ualink_import_batch(b, &fake_gops, fb, NULL, e, count, 0);
+		for (i = 0; i < count; i++) {
+			intr += e[i].error == -EINTR;
+			nobufs += e[i].error == -ENOBUFS;
+		}
+		n += count;
+	}
+	unsignal_self();
+	KUNIT_EXPECT_EQ(test, intr, full);
+	KUNIT_EXPECT_EQ(test, nobufs, 2 * AMDGPU_UALINK_IN_FLIGHT);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->sent[AMDGPU_UALINK_MSG_NPA_REQ],
+			1 + AMDGPU_UALINK_IN_FLIGHT);
+	tpod_pause(pod, A, false);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_owner_charged, b->mbox, 30000));
 }
 
 static bool batch_asleep(void *arg)
@@ -707,6 +942,8 @@ static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
 	KUNIT_CASE(ioctl_batch_completion_order),
 	KUNIT_CASE(ioctl_batch_one_request),
 	KUNIT_CASE(ioctl_quota),
+	KUNIT_CASE_SLOW(ioctl_flood_fair),
+	KUNIT_CASE_SLOW(ioctl_queue_full),
 	{}
 };
 

@@ -150,7 +150,7 @@ static void sysfs_attributes(struct kunit *test)
 
 	/* and go back to 0 once the import and the export are gone */
 	amdgpu_ualink_import_put(imp);
-	flush_workqueue(tpod_dev(pod, B)->wq);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 	KUNIT_EXPECT_STREQ(test, read_attr(test, t, "exports"), "0\n");
 	KUNIT_EXPECT_STREQ(test, read_attr(test, t, "grants"), "0\n");

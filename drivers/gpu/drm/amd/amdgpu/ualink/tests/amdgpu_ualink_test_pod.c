@@ -539,7 +539,7 @@ static void tpod_destroy(void *data)
 	/* releases of imports still talk to their exporters */
 	for (i = 0; i < pod->n; i++)
 		if (pod->node[i].dev && pod->node[i].dev->wq)
-			flush_workqueue(pod->node[i].dev->wq);
+			amdgpu_ualink_dev_flush(pod->node[i].dev);
 	spin_lock_irq(&pod->lock);
 	pod->alive = false;
 	spin_unlock_irq(&pod->lock);

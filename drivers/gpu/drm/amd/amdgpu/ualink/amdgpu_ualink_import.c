@@ -43,7 +43,11 @@
  * When the last reference goes, a READY import (or a PENDING one whose
  * request turns out granted) becomes RELEASING and sends NPA_RELEASE
  * unasked from the device's workqueue; it leaves the table only once the
- * exporter answered or the request failed. One whose request timed out
+ * exporter answered or the request failed. No work item waits for an
+ * exporter: the release starts once the import's request ended too, and
+ * each request of a release or a kill queues the work's next step when
+ * it ends, so that a silent exporter holds none of the workqueue's
+ * workers (amdgpu_ualink_dev_flush() waits for those under way). One whose request timed out
  * (alone: the connection lives on) may have been granted all the same,
  * its answer lost: it stays in the table, and its last reference asks the
  * exporter again and releases what the answer names. An import of the same handle
@@ -260,14 +264,24 @@ static void import_release_req_ended(struct amdgpu_ualink_req *req)
 	queue_work(imp->dev->wq, &imp->release);
 }
 
+/* A request of the kill work ended: the kill goes on. Never sleeps. */
+static void import_kill_req_ended(struct amdgpu_ualink_req *req)
+{
+	struct amdgpu_ualink_import *imp =
+		container_of(req, struct amdgpu_ualink_import, release_req);
+
+	queue_work(imp->dev->wq, &imp->kill);
+}
+
 /*
- * Send a request of the release (@type, and for an NPA_RELEASE the range
- * @npa, @size) whose end queues the release's next step. Returns false when
- * the mailbox refused it: the release goes on at once.
+ * Send a request of the release or the kill (@type, and for an NPA_RELEASE
+ * the range @npa, @size) whose end queues the work's next step, @ended.
+ * Returns false when the mailbox refused it: the work goes on at once.
  */
-static bool import_release_send(struct amdgpu_ualink_dev *dev,
-				struct amdgpu_ualink_import *imp, u8 type,
-				u64 npa, u64 size)
+static bool import_send(struct amdgpu_ualink_dev *dev,
+			struct amdgpu_ualink_import *imp,
+			void (*ended)(struct amdgpu_ualink_req *req), u8 type,
+			u64 npa, u64 size)
 {
 	struct amdgpu_ualink_req *req = &imp->release_req;
 
@@ -277,26 +291,8 @@ static bool import_release_send(struct amdgpu_ualink_dev *dev,
 	req->msg.handle[1] = imp->handle[1];
 	req->msg.npa = npa;
 	req->msg.size = size;
-	req->ended = import_release_req_ended;
+	req->ended = ended;
 	return !amdgpu_ualink_mbox_submit(dev->mbox, import_exporter(imp), req);
-}
-
-/* Give the exporter the range @npa, @size back; bounded by the mailbox. */
-static void import_release_range(struct amdgpu_ualink_dev *dev,
-				 struct amdgpu_ualink_import *imp, u64 npa,
-				 u64 size)
-{
-	u16 exporter = import_exporter(imp);
-	struct amdgpu_ualink_req *req = &imp->release_req;
-
-	memset(req, 0, sizeof(*req));
-	req->msg.type = AMDGPU_UALINK_MSG_NPA_RELEASE;
-	req->msg.handle[0] = imp->handle[0];
-	req->msg.handle[1] = imp->handle[1];
-	req->msg.npa = npa;
-	req->msg.size = size;
-	if (!amdgpu_ualink_mbox_submit(dev->mbox, exporter, req))
-		wait_for_completion(&req->done);
 }
 
 /*
@@ -327,13 +323,14 @@ static void import_release_work(struct work_struct *work)
 		mutex_unlock(&dev->lock);
 		if (unsure) {
 			imp->release_step = IMPORT_RELEASE_ASKED;
-			if (import_release_send(dev, imp, AMDGPU_UALINK_MSG_NPA_REQ,
-						0, 0))
+			if (import_send(dev, imp, import_release_req_ended,
+					AMDGPU_UALINK_MSG_NPA_REQ, 0, 0))
 				return;
 		} else if (release) {
 			imp->release_step = IMPORT_RELEASE_SENT;
-			if (import_release_send(dev, imp, AMDGPU_UALINK_MSG_NPA_RELEASE,
-						imp->npa, imp->size))
+			if (import_send(dev, imp, import_release_req_ended,
+					AMDGPU_UALINK_MSG_NPA_RELEASE, imp->npa,
+					imp->size))
 				return;
 		}
 		break;
@@ -341,8 +338,8 @@ static void import_release_work(struct work_struct *work)
 		if (imp->release_req.status || rsp->type != AMDGPU_UALINK_MSG_NPA_RSP)
 			break;
 		imp->release_step = IMPORT_RELEASE_SENT;
-		if (import_release_send(dev, imp, AMDGPU_UALINK_MSG_NPA_RELEASE,
-					rsp->npa, rsp->size))
+		if (import_send(dev, imp, import_release_req_ended,
+				AMDGPU_UALINK_MSG_NPA_RELEASE, rsp->npa, rsp->size))
 			return;
 		break;
 	default:	/* IMPORT_RELEASE_SENT: answered or not, done */
@@ -724,15 +721,32 @@ static bool import_kill(struct amdgpu_ualink_dev *dev,
 	imp->tell = tell;
 	import_unlist(dev, imp);
 	dev->revoking++;
+	atomic_inc(&dev->releasing);	/* for amdgpu_ualink_dev_flush() */
 	queue_work(dev->wq, &imp->kill);
 	return true;
+}
+
+/* The kill is over: its reference goes, and the release may start. */
+static void import_kill_done(struct amdgpu_ualink_import *imp)
+{
+	struct amdgpu_ualink_dev *dev = imp->dev;
+
+	/*
+	 * The last reference goes here, on the device's workqueue: release
+	 * at once rather than queue the release behind this work, which a
+	 * flush of the workqueue that started before it would not wait for.
+	 */
+	kref_put(&imp->ref, import_last_put_here);
+	if (atomic_dec_and_test(&dev->releasing))
+		wake_up_var(&dev->releasing);
 }
 
 /*
  * The kill work: revoke the buffer without waiting, then (after an
  * NPA_REVOKE) wait for the GPU work submitted before, at most the bound,
- * and release. Never on the mailbox's worker: the revoke callback may
- * wait for the buffer's reservation, and the fence for the GPU.
+ * and send NPA_RELEASE, whose end runs the work again to finish. Never on
+ * the mailbox's worker: the revoke callback may wait for the buffer's
+ * reservation, and the fence for the GPU; never waits for the exporter.
  */
 static void import_kill_work(struct work_struct *work)
 {
@@ -742,6 +756,8 @@ static void import_kill_work(struct work_struct *work)
 	struct dma_fence *fence = NULL;
 	long left;
 
+	if (imp->release_step == IMPORT_RELEASE_SENT)	/* answered or not */
+		return import_kill_done(imp);
 	amdgpu_ualink_might_block();
 	mutex_lock(&dev->revoke_lock);
 	if (imp->obj)
@@ -763,16 +779,16 @@ static void import_kill_work(struct work_struct *work)
 			pr_warn_ratelimited("amdgpu_ualink: accelerator %u: GPU work on a revoked import outlived revoke_timeout_ms\n",
 					    dev->id);
 		}
-		import_release_range(dev, imp, imp->npa, imp->size);
 	}
 	if (!IS_ERR_OR_NULL(fence))
 		dma_fence_put(fence);
-	/*
-	 * The last reference goes here, on the device's workqueue: release
-	 * at once rather than queue the release behind this work, which a
-	 * flush of the workqueue that started before it would not wait for.
-	 */
-	kref_put(&imp->ref, import_last_put_here);
+	if (imp->tell) {
+		imp->release_step = IMPORT_RELEASE_SENT;
+		if (import_send(dev, imp, import_kill_req_ended,
+				AMDGPU_UALINK_MSG_NPA_RELEASE, imp->npa, imp->size))
+			return;
+	}
+	import_kill_done(imp);
 }
 
 /**

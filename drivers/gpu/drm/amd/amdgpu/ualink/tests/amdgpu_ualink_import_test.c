@@ -518,6 +518,70 @@ static void import_timeout_gives_back(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
 }
 
+/* As R: answer @req (read from B) with @type, a response. */
+static void r_answer(struct tpod *pod, struct amdgpu_ualink_msg req, u8 type)
+{
+	req.type = type;
+	req.flags = AMDGPU_UALINK_MSG_F_RESPONSE;
+	swap(req.sender, req.receiver);
+	tpod_send(pod, R, B, &req);
+}
+
+/*
+ * The kill of a revoked import holds no worker while the exporter has not
+ * answered its NPA_RELEASE: with it outstanding, the device's workqueue is
+ * idle (a flush returns) and the release is still counted under way,
+ * which amdgpu_ualink_dev_flush() waits for; once R answers, the import
+ * goes.
+ */
+static void import_kill_waits_for_no_one(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct amdgpu_ualink_dev *b = tpod_dev(pod, B);
+	u64 h[2] = { (0xabeULL << 10) | R, 11 };
+	u64 npa = amdgpu_ualink_npa_build(R, AMDGPU_UALINK_NPA_RESERVE);
+	struct amdgpu_ualink_msg m, req, rel = {};
+	struct amdgpu_ualink_import *imp;
+	unsigned int i;
+	u32 next = 0;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(b->mbox, 20000, 0), 0);
+	import_from_r(test, pod, h, &imp, &next, &req);
+	req.npa = npa;
+	req.size = SZ_4K;
+	r_answer(pod, req, AMDGPU_UALINK_MSG_NPA_RSP);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_finish(imp), 0);
+
+	/* R revokes: B answers "later", and its kill sends NPA_RELEASE */
+	m = (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_NPA_REVOKE, .version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = R, .receiver = B, .txn = 902,
+		.handle = { h[0], h[1] }, .npa = npa, .size = SZ_4K,
+	};
+	tpod_send(pod, R, B, &m);
+	for (i = 0; i < 2; i++) {	/* the answer and the kill's request race */
+		KUNIT_ASSERT_EQ(test, tpod_read(pod, B, R, &next, &req), 0);
+		KUNIT_EXPECT_EQ(test, req.type, AMDGPU_UALINK_MSG_NPA_RELEASE);
+		if (!amdgpu_ualink_msg_is_response(&req))
+			rel = req;
+	}
+	KUNIT_ASSERT_EQ(test, rel.type, AMDGPU_UALINK_MSG_NPA_RELEASE);
+	KUNIT_EXPECT_EQ(test, rel.npa, npa);
+
+	/* unanswered, and no work item waits for it */
+	flush_workqueue(b->wq);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->releasing), 1);
+	KUNIT_EXPECT_EQ(test, b->num_imports, 1);
+	KUNIT_EXPECT_EQ(test, imp->state, AMDGPU_UALINK_IMPORT_DEAD);
+
+	r_answer(pod, rel, AMDGPU_UALINK_MSG_NPA_REVOKE);
+	amdgpu_ualink_import_put(imp);
+	amdgpu_ualink_dev_flush(b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->releasing), 0);
+	KUNIT_EXPECT_EQ(test, b->num_imports, 0);
+	KUNIT_EXPECT_EQ(test, sent(pod, B, AMDGPU_UALINK_MSG_NPA_RELEASE), 2);
+}
+
 /*
  * The end of the exporter's connection is reported a moment after it
  * failed the requests it carried; an import started in that moment asked
@@ -685,6 +749,7 @@ static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_release_then_again),
 	KUNIT_CASE(import_revoke_overtakes_grant),
 	KUNIT_CASE(import_timeout_gives_back),
+	KUNIT_CASE(import_kill_waits_for_no_one),
 	KUNIT_CASE(import_peer_gone_spares_newer),
 	KUNIT_CASE(import_drop_nonmembers),
 	KUNIT_CASE_SLOW(import_batch_whole_pod),

@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <xf86drm.h>
@@ -524,6 +527,128 @@ static void test_revoke_waits_for_job(void)
 	wait_no_leaks(VPOD_ASYNC_MS);
 }
 
+/* A socket that receives the kernel's uevents (root only). */
+static int uevent_socket(void)
+{
+	struct sockaddr_nl addr = { .nl_family = AF_NETLINK, .nl_groups = 1 };
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+			NETLINK_KOBJECT_UEVENT);
+
+	igt_assert_f(fd >= 0, "uevent socket: %s\n", strerror(errno));
+	igt_assert_eq(bind(fd, (struct sockaddr *)&addr, sizeof(addr)), 0);
+	return fd;
+}
+
+/* Whether a uevent message (NUL-separated KEY=value) has @key=@value. */
+static bool uevent_has(const char *msg, size_t len, const char *key,
+		       const char *value)
+{
+	size_t klen = strlen(key), off;
+
+	for (off = 0; off < len; off += strlen(msg + off) + 1)
+		if (!strncmp(msg + off, key, klen) && msg[off + klen] == '=' &&
+		    !strcmp(msg + off + klen + 1, value))
+			return true;
+	return false;
+}
+
+/*
+ * Wait up to @ms for the change uevent of the device at @devpath naming
+ * accel_state @state; false when none came.
+ */
+static bool wait_state_uevent(int sock, const char *devpath,
+			      const char *state, unsigned int ms)
+{
+	uint64_t end = vpod_now_ms() + ms;
+	char msg[8192];
+	ssize_t len;
+
+	for (;;) {
+		struct pollfd p = { .fd = sock, .events = POLLIN };
+		int64_t left = end - vpod_now_ms();
+
+		if (left <= 0 || poll(&p, 1, left) <= 0)
+			return false;
+		len = recv(sock, msg, sizeof(msg) - 1, 0);
+		if (len <= 0)
+			continue;
+		msg[len] = '\0';
+		if (uevent_has(msg, len, "ACTION", "change") &&
+		    uevent_has(msg, len, "DEVPATH", devpath) &&
+		    uevent_has(msg, len, "UALINK_ACCEL_STATE", state))
+			return true;
+	}
+}
+
+/* Read accel_state from @fd (rewound), as poll() requires before it waits. */
+static void read_state_fd(int fd, char *buf, size_t size)
+{
+	ssize_t len = pread(fd, buf, size - 1, 0);
+
+	igt_assert_lt(0, len);
+	buf[len] = '\0';
+	if (buf[len - 1] == '\n')
+		buf[len - 1] = '\0';
+}
+
+/*
+ * Poll @fd until accel_state reads @want: each wake-up must come with a
+ * change (a state between is fine, a wake-up for nothing is not).
+ */
+static void poll_state(int fd, const char *want)
+{
+	struct pollfd p = { .fd = fd, .events = POLLPRI | POLLERR };
+	uint64_t end = vpod_now_ms() + VPOD_ASYNC_MS;
+	char buf[32];
+
+	for (;;) {
+		int64_t left = end - vpod_now_ms();
+
+		igt_assert_f(left > 0, "accel_state never read %s\n", want);
+		igt_assert_eq(poll(&p, 1, left), 1);
+		igt_assert(p.revents & POLLPRI);
+		read_state_fd(fd, buf, sizeof(buf));
+		if (!strcmp(buf, want))
+			return;
+	}
+}
+
+/*
+ * A change of accel_state wakes its pollers and sends the device's change
+ * uevent with the new value: offline, then online. Anchored by a poll that
+ * sees nothing while the state stays, and by each event naming the state
+ * the attribute then reads.
+ */
+static void test_state_notify(void)
+{
+	int sock = uevent_socket(), fd = sysfs_open(1, "accel_state");
+	struct pollfd p = { .fd = fd, .events = POLLPRI | POLLERR };
+	char devpath[512], buf[32];
+
+	sysfs_devpath(1, devpath, sizeof(devpath));
+	read_state_fd(fd, buf, sizeof(buf));
+	igt_assert_f(!strcmp(buf, "ready"), "accel_state reads %s\n", buf);
+	/* no change, no wake-up */
+	igt_assert_eq(poll(&p, 1, 300), 0);
+
+	set_control(1, "offline");
+	poll_state(fd, "unconfigured");
+	igt_assert_f(wait_state_uevent(sock, devpath, "unconfigured", VPOD_ASYNC_MS),
+		     "no change uevent for %s going offline\n", devpath);
+
+	set_control(1, "online");
+	poll_state(fd, "ready");
+	igt_assert_f(wait_state_uevent(sock, devpath, "ready", VPOD_ASYNC_MS),
+		     "no change uevent for %s coming back\n", devpath);
+	/* and quiet again once the last change was told */
+	usleep(300 * 1000);
+	read_state_fd(fd, buf, sizeof(buf));
+	igt_assert_eq(poll(&p, 1, 300), 0);
+	close(fd);
+	close(sock);
+	vpod_cleanup();
+}
+
 igt_main
 {
 	igt_fixture
@@ -548,6 +673,10 @@ igt_main
 	igt_describe("an offline exporter's imports die; online again, imports work");
 	vpod_subtest("peer-offline")
 		test_peer_offline();
+
+	igt_describe("accel_state changes wake its pollers and send a change uevent");
+	vpod_subtest("state-notify")
+		test_state_notify();
 
 	igt_describe("importer offline: the exporter drops its grant, its accesses fault");
 	vpod_subtest("importer-offline")

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <sys/ioctl.h>
@@ -108,6 +109,37 @@ int sysfs_read(unsigned int id, const char *attr, char *buf, size_t size)
 	if (ret > 0 && buf[ret - 1] == '\n')
 		buf[--ret] = '\0';
 	return ret;
+}
+
+/* The path of ualink/@attr of accelerator @id's device, in @buf. */
+static void sysfs_path(unsigned int id, const char *attr, char *buf,
+		       size_t size)
+{
+	const char *render = strrchr(vpod.path[id], '/');
+
+	igt_assert_f(render, "accelerator %u has no render node\n", id);
+	snprintf(buf, size, "/sys/class/drm%s/device/ualink/%s", render, attr);
+}
+
+int sysfs_open(unsigned int id, const char *attr)
+{
+	char path[256];
+	int fd;
+
+	sysfs_path(id, attr, path, sizeof(path));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	igt_assert_f(fd >= 0, "%s: %s\n", path, strerror(errno));
+	return fd;
+}
+
+void sysfs_devpath(unsigned int id, char *buf, size_t size)
+{
+	char path[256], real[PATH_MAX];
+
+	sysfs_path(id, "..", path, sizeof(path));
+	igt_assert_f(realpath(path, real), "%s: %s\n", path, strerror(errno));
+	igt_assert(!strncmp(real, "/sys/", 5));
+	snprintf(buf, size, "%s", real + 4);	/* as DEVPATH: from /devices */
 }
 
 void expect_sysfs(unsigned int id, const char *attr, const char *want)

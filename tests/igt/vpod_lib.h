@@ -190,6 +190,10 @@ int dbg_write(const char *rel, const char *text);	/* 0 or -errno */
 int sysfs_read(unsigned int id, const char *attr, char *buf, size_t size);
 /* @attr reads @want, without its newline */
 void expect_sysfs(unsigned int id, const char *attr, const char *want);
+/* ualink/@attr of accelerator @id, opened read-only */
+int sysfs_open(unsigned int id, const char *attr);
+/* the DEVPATH of accelerator @id's device, as its uevents name it */
+void sysfs_devpath(unsigned int id, char *buf, size_t size);
 void node_write(unsigned int id, const char *file, const char *fmt, ...)
 	igt_printf_fmt(3, 4);
 void node_dump(unsigned int id);

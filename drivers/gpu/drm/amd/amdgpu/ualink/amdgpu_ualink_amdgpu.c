@@ -200,7 +200,8 @@ struct amdgpu_ualink {
 	/**
 	 * @sysfs: the ualink/ directory of the PCI device, from sw_init to
 	 * sw_fini; an ERR_PTR when it could not be made (UALink works
-	 * without it)
+	 * without it). Set and cleared under @state_lock, under which
+	 * changes of @state are told to it
 	 */
 	struct amdgpu_ualink_sysfs *sysfs;
 	/**
@@ -1135,6 +1136,19 @@ static void amdgpu_ualink_shootdown_work(struct work_struct *work)
 }
 
 /*
+ * The device's state, as INFO and sysfs give it; a change is told to the
+ * ualink/ directory (pollers of accel_state, the device's uevent).
+ */
+static void amdgpu_ualink_set_state(struct amdgpu_ualink *ualink, u32 state)
+{
+	lockdep_assert_held(&ualink->state_lock);
+	if (ualink->state == state)
+		return;
+	WRITE_ONCE(ualink->state, state);
+	amdgpu_ualink_sysfs_state_changed(ualink->sysfs);
+}
+
+/*
  * Refuse peers from now on, as @state (OFFLINE; RESETTING is kept). Returns
  * true when the device was active: the caller then leaves the pod with
  * amdgpu_ualink_leave(), without @state_lock.
@@ -1145,7 +1159,7 @@ static bool amdgpu_ualink_refuse(struct amdgpu_ualink *ualink, u32 state)
 
 	lockdep_assert_held(&ualink->state_lock);
 	if (old != AMDGPU_UALINK_STATE_RESETTING)
-		WRITE_ONCE(ualink->state, state);
+		amdgpu_ualink_set_state(ualink, state);
 	if (old != AMDGPU_UALINK_STATE_ACTIVE)
 		return false;
 	ualink->leaving = true;
@@ -1158,9 +1172,9 @@ static void amdgpu_ualink_settle(struct amdgpu_ualink *ualink)
 	lockdep_assert_held(&ualink->state_lock);
 	if (ualink->state == AMDGPU_UALINK_STATE_RESETTING &&
 	    !ualink->in_reset && !ualink->leaving)
-		WRITE_ONCE(ualink->state, ualink->hw_up ?
-			   AMDGPU_UALINK_STATE_ACTIVE :
-			   AMDGPU_UALINK_STATE_OFFLINE);
+		amdgpu_ualink_set_state(ualink, ualink->hw_up ?
+					AMDGPU_UALINK_STATE_ACTIVE :
+					AMDGPU_UALINK_STATE_OFFLINE);
 }
 
 /*
@@ -1198,6 +1212,7 @@ static int amdgpu_ualink_sw_init(struct amdgpu_ip_block *ip_block)
 	struct amdgpu_device *adev = ip_block->adev;
 	struct amdgpu_ualink *ualink = adev->ualink;
 	const struct amdgpu_ualink_hw_funcs *hw = ualink->hw;
+	struct amdgpu_ualink_sysfs *sysfs;
 	int ret;
 
 	ret = amdgpu_ualink_pt_init(&ualink->pt, hw->pt, hw->pte, adev);
@@ -1224,12 +1239,13 @@ static int amdgpu_ualink_sw_init(struct amdgpu_ip_block *ip_block)
 	 * pod must not runtime-suspend, which would take it out of the pod.
 	 */
 	pm_runtime_get_noresume(adev_to_drm(adev)->dev);
-	ualink->sysfs = amdgpu_ualink_sysfs_create(adev->dev, &ualink->udev,
-						   &amdgpu_ualink_sysfs_ops,
-						   ualink);
-	if (IS_ERR(ualink->sysfs))
+	sysfs = amdgpu_ualink_sysfs_create(adev->dev, &ualink->udev,
+					   &amdgpu_ualink_sysfs_ops, ualink);
+	if (IS_ERR(sysfs))
 		drm_warn(adev_to_drm(adev), "UALink: no sysfs directory (%pe)\n",
-			 ualink->sysfs);
+			 sysfs);
+	scoped_guard(mutex, &ualink->state_lock)
+		ualink->sysfs = sysfs;
 	WRITE_ONCE(ualink->sw_up, true);
 	return 0;
 
@@ -1247,9 +1263,14 @@ static int amdgpu_ualink_sw_fini(struct amdgpu_ip_block *ip_block)
 {
 	struct amdgpu_device *adev = ip_block->adev;
 	struct amdgpu_ualink *ualink = adev->ualink;
+	struct amdgpu_ualink_sysfs *sysfs;
 
 	WRITE_ONCE(ualink->sw_up, false);
-	amdgpu_ualink_sysfs_destroy(ualink->sysfs);
+	scoped_guard(mutex, &ualink->state_lock) {
+		sysfs = ualink->sysfs;
+		ualink->sysfs = NULL;
+	}
+	amdgpu_ualink_sysfs_destroy(sysfs);
 	flush_work(&ualink->leave_work);
 	cancel_work_sync(&ualink->shootdown_work);
 	cancel_work_sync(&ualink->event_work);
@@ -1303,7 +1324,7 @@ static int amdgpu_ualink_hw_init(struct amdgpu_ip_block *ip_block)
 	if (amdgpu_ualink_events_pending(ualink))
 		schedule_work(&ualink->event_work);
 	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
-		WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+		amdgpu_ualink_set_state(ualink, AMDGPU_UALINK_STATE_ACTIVE);
 	return 0;
 }
 
@@ -1483,7 +1504,7 @@ void amdgpu_ualink_pre_reset(struct amdgpu_device *adev)
 	ualink->in_reset = true;
 	if (amdgpu_ualink_refuse(ualink, AMDGPU_UALINK_STATE_RESETTING))
 		ualink->reset_leave = true;
-	WRITE_ONCE(ualink->state, AMDGPU_UALINK_STATE_RESETTING);
+	amdgpu_ualink_set_state(ualink, AMDGPU_UALINK_STATE_RESETTING);
 	amdgpu_ualink_mbox_quiesce(ualink->udev.mbox);
 }
 

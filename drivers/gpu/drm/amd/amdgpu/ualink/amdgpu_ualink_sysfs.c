@@ -7,6 +7,7 @@
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/workqueue.h>
 
 #include "amdgpu_ualink_dev.h"
 #include "amdgpu_ualink_npa.h"
@@ -35,6 +36,13 @@
  * - ``exports``, ``imports``, ``grants``, ``pins``, ``peers_connected``:
  *   what the device holds right now; all of them are 0 on an idle device.
  *
+ * When ``accel_state`` changes, the driver says so
+ * (amdgpu_ualink_sysfs_state_changed()): pollers of the attribute wake
+ * (``POLLPRI``, as sysfs_notify() makes it) and the device sends a
+ * ``change`` uevent with ``UALINK_ACCEL_STATE=`` and the new value, for
+ * udev rules and monitors. Changes in quick succession may come as one
+ * event, which always names the state at the time it is sent.
+ *
  * The directory lives from the device's UALink set-up to its teardown;
  * a read that races the teardown finishes before the state it reads goes
  * (sysfs drains readers when the directory is removed).
@@ -42,9 +50,12 @@
 
 struct amdgpu_ualink_sysfs {
 	struct kobject kobj;
+	struct device *dev;
 	struct amdgpu_ualink_dev *udev;
 	const struct amdgpu_ualink_sysfs_ops *ops;
 	void *priv;
+	/* tells pollers and udev of a change of accel_state */
+	struct work_struct state_work;
 };
 
 static struct amdgpu_ualink_sysfs *to_sysfs(struct kobject *kobj)
@@ -61,8 +72,8 @@ static void sysfs_info(struct kobject *kobj, struct drm_amdgpu_ualink_info *info
 	s->ops->info(s->priv, info);
 }
 
-static ssize_t accel_state_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
+/* What accel_state reads now. */
+static const char *accel_state_name(struct kobject *kobj)
 {
 	static const char *const names[] = {
 		[AMDGPU_UALINK_STATE_ACTIVE] = "ready",
@@ -73,8 +84,14 @@ static ssize_t accel_state_show(struct kobject *kobj,
 
 	sysfs_info(kobj, &info);
 	if (info.state >= ARRAY_SIZE(names) || !names[info.state])
-		return sysfs_emit(buf, "error\n");
-	return sysfs_emit(buf, "%s\n", names[info.state]);
+		return "error";
+	return names[info.state];
+}
+
+static ssize_t accel_state_show(struct kobject *kobj,
+				struct kobj_attribute *attr, char *buf)
+{
+	return sysfs_emit(buf, "%s\n", accel_state_name(kobj));
 }
 
 static ssize_t accel_id_show(struct kobject *kobj, struct kobj_attribute *attr,
@@ -226,6 +243,35 @@ static const struct attribute_group ualink_group = {
 };
 __ATTRIBUTE_GROUPS(ualink);
 
+static void state_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_sysfs *s =
+		container_of(work, struct amdgpu_ualink_sysfs, state_work);
+	char env[48];
+	char *envp[2] = { env };	/* NULL-terminated */
+
+	snprintf(env, sizeof(env), "UALINK_ACCEL_STATE=%s",
+		 accel_state_name(&s->kobj));
+	sysfs_notify(&s->kobj, NULL, "accel_state");
+	kobject_uevent_env(&s->dev->kobj, KOBJ_CHANGE, envp);
+}
+
+/**
+ * amdgpu_ualink_sysfs_state_changed - the device's accel_state changed
+ * @sysfs: what amdgpu_ualink_sysfs_create() returned; NULL or an ERR_PTR
+ *	   is ignored
+ *
+ * Wakes pollers of ``accel_state`` and sends the device's ``change``
+ * uevent, from a work item: callable in any context, a reset's included
+ * (nothing is allocated here).
+ */
+void amdgpu_ualink_sysfs_state_changed(struct amdgpu_ualink_sysfs *sysfs)
+{
+	if (!IS_ERR_OR_NULL(sysfs))
+		schedule_work(&sysfs->state_work);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_sysfs_state_changed);
+
 static void ualink_sysfs_release(struct kobject *kobj)
 {
 	kfree(to_sysfs(kobj));
@@ -258,9 +304,11 @@ amdgpu_ualink_sysfs_create(struct device *dev, struct amdgpu_ualink_dev *udev,
 	s = kzalloc_obj(*s, GFP_KERNEL);
 	if (!s)
 		return ERR_PTR(-ENOMEM);
+	s->dev = dev;
 	s->udev = udev;
 	s->ops = ops;
 	s->priv = priv;
+	INIT_WORK(&s->state_work, state_work);
 	ret = kobject_init_and_add(&s->kobj, &ualink_ktype, &dev->kobj, "ualink");
 	if (ret) {
 		kobject_put(&s->kobj);
@@ -275,12 +323,14 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_sysfs_create);
  * @sysfs: what amdgpu_ualink_sysfs_create() returned; NULL or an ERR_PTR
  *	   is ignored
  *
- * Returns once no read of it runs any more.
+ * Returns once no read of it runs any more, and no notification of a
+ * change: the driver calls amdgpu_ualink_sysfs_state_changed() no more.
  */
 void amdgpu_ualink_sysfs_destroy(struct amdgpu_ualink_sysfs *sysfs)
 {
 	if (IS_ERR_OR_NULL(sysfs))
 		return;
+	cancel_work_sync(&sysfs->state_work);
 	kobject_del(&sysfs->kobj);
 	kobject_put(&sysfs->kobj);
 }

@@ -45,5 +45,6 @@ struct amdgpu_ualink_sysfs *
 amdgpu_ualink_sysfs_create(struct device *dev, struct amdgpu_ualink_dev *udev,
 			   const struct amdgpu_ualink_sysfs_ops *ops, void *priv);
 void amdgpu_ualink_sysfs_destroy(struct amdgpu_ualink_sysfs *sysfs);
+void amdgpu_ualink_sysfs_state_changed(struct amdgpu_ualink_sysfs *sysfs);
 
 #endif /* __AMDGPU_UALINK_SYSFS_H__ */

@@ -318,6 +318,7 @@ void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
 /* DRM devices: amdgpu_ualink_vpod_drv.c */
 int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node);
 void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node);
+void amdgpu_ualink_vpod_drm_state_changed(struct amdgpu_ualink_vpod_node *node);
 const char *amdgpu_ualink_vpod_drm_name(struct amdgpu_ualink_vpod_node *node);
 extern const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops;
 

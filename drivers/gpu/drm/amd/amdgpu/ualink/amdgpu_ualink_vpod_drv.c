@@ -88,7 +88,10 @@ struct amdgpu_ualink_vpod_drm {
 	struct mutex job_lock;
 	/** @jobs: &struct vpod_job running on the device's buffers */
 	struct list_head jobs;
-	/** @sysfs: the ualink/ directory of @pdev */
+	/**
+	 * @sysfs: the ualink/ directory of @pdev, set and cleared under the
+	 * node's control_lock, under which its state changes
+	 */
 	struct amdgpu_ualink_sysfs *sysfs;
 };
 
@@ -953,6 +956,18 @@ static const struct drm_driver vpod_driver = {
 	.minor = 0,
 };
 
+/* The ualink/ directory goes: no change of state is told to it any more. */
+static void vpod_sysfs_remove(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_sysfs *sysfs;
+
+	scoped_guard(mutex, &node->control_lock) {
+		sysfs = node->drm->sysfs;
+		node->drm->sysfs = NULL;
+	}
+	amdgpu_ualink_sysfs_destroy(sysfs);
+}
+
 /**
  * amdgpu_ualink_vpod_drm_init - give an accelerator its DRM device
  * @node: the accelerator, whose core state is up
@@ -961,6 +976,7 @@ static const struct drm_driver vpod_driver = {
  */
 int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node)
 {
+	struct amdgpu_ualink_sysfs *sysfs;
 	struct amdgpu_ualink_vpod_drm *vdev;
 	struct platform_device *pdev;
 	int ret;
@@ -999,19 +1015,21 @@ int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node)
 	if (ret)
 		goto err_vram;
 	node->drm = vdev;
-	vdev->sysfs = amdgpu_ualink_sysfs_create(&pdev->dev, &node->udev,
-						 &vpod_sysfs_ops, vdev);
-	if (IS_ERR(vdev->sysfs)) {
-		ret = PTR_ERR(vdev->sysfs);
+	sysfs = amdgpu_ualink_sysfs_create(&pdev->dev, &node->udev,
+					   &vpod_sysfs_ops, vdev);
+	if (IS_ERR(sysfs)) {
+		ret = PTR_ERR(sysfs);
 		goto err_pool;
 	}
+	scoped_guard(mutex, &node->control_lock)
+		vdev->sysfs = sysfs;
 	ret = drm_dev_register(&vdev->drm, 0);
 	if (ret)
 		goto err_sysfs;
 	return 0;
 
 err_sysfs:
-	amdgpu_ualink_sysfs_destroy(vdev->sysfs);
+	vpod_sysfs_remove(node);
 err_pool:
 	node->drm = NULL;
 	amdgpu_ualink_npa_pool_fini(&vdev->pool, &vdev->bdev, VPOD_PL_NPA);
@@ -1027,6 +1045,20 @@ err_pdev:
 }
 
 /**
+ * amdgpu_ualink_vpod_drm_state_changed - an accelerator's state changed
+ * @node: the accelerator, its &amdgpu_ualink_vpod_node.control_lock held
+ *
+ * Tells its ``ualink/`` directory, which wakes pollers of ``accel_state``
+ * and sends the device's uevent.
+ */
+void amdgpu_ualink_vpod_drm_state_changed(struct amdgpu_ualink_vpod_node *node)
+{
+	lockdep_assert_held(&node->control_lock);
+	if (node->drm)
+		amdgpu_ualink_sysfs_state_changed(node->drm->sysfs);
+}
+
+/**
  * amdgpu_ualink_vpod_drm_fini - remove an accelerator's DRM device
  * @node: the accelerator; no file of its device is open (the module is
  *	  going), so no buffer is left
@@ -1037,7 +1069,7 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	struct platform_device *pdev = vdev->pdev;
 
 	drm_dev_unregister(&vdev->drm);
-	amdgpu_ualink_sysfs_destroy(vdev->sysfs);
+	vpod_sysfs_remove(node);
 	/* what revocations wait for */
 	vpod_jobs_end(vdev);
 	/* a pin's last reference dropped on the mailbox's worker, releases */

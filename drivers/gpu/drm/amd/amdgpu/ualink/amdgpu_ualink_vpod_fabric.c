@@ -776,6 +776,7 @@ static void set_state(struct amdgpu_ualink_vpod_node *node, int state)
 	spin_unlock_irqrestore(&amdgpu_ualink_vpod->lock, flags);
 	if (state == AMDGPU_UALINK_VPOD_OFFLINE)
 		synchronize_rcu();
+	amdgpu_ualink_vpod_drm_state_changed(node);
 }
 
 /* the end of a reset: what the fabric held dropped, the accelerator back */

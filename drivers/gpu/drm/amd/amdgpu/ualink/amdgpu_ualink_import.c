@@ -47,12 +47,14 @@
  * exporter: the release starts once the import's request ended too, and
  * each request of a release or a kill queues the work's next step when
  * it ends, so that a silent exporter holds none of the workqueue's
- * workers (amdgpu_ualink_dev_flush() waits for those under way). One whose request timed out
- * (alone: the connection lives on) may have been granted all the same,
- * its answer lost: it stays in the table, and its last reference asks the
- * exporter again and releases what the answer names. An import of the same handle
- * meanwhile waits for that, and revocations leave a releasing import alone,
- * so a release never takes a new grant away.
+ * workers (amdgpu_ualink_dev_flush() waits for those under way).
+ *
+ * An import whose request timed out after it was sent (alone: the
+ * connection lives on) may have been granted all the same, its answer
+ * lost: it stays in the table, and its last reference asks the exporter
+ * again and releases what the answer names. An import of the same handle
+ * meanwhile waits for that, and revocations leave a releasing import
+ * alone, so a release never takes a new grant away.
  *
  * The exporter's NPA_REVOKE, or the end of its connection, makes an import
  * DEAD: it leaves the table (a later import of the handle asks anew). The

@@ -843,7 +843,7 @@ static void test_import_batch_invalid_args(void)
 	free(big);
 
 	ENTRIES();
-	igt_assert_eq(ualink_import_batch(fd0, e, 2, 0x4), -EINVAL);
+	igt_assert_eq(ualink_import_batch(fd0, e, 2, 0x8), -EINVAL);
 	igt_assert_eq(ualink_import_batch(fd0, e, 2, 0x80000000), -EINVAL);
 
 	memset(&args, 0, sizeof(args));

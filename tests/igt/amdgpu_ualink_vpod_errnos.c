@@ -231,17 +231,20 @@ static void control_node1(void *arg)
  * EINTR: the exporter's answers are held back HOLD_MS; once the answer to
  * an import is known to be held (the fault counts it), a signal ends the
  * import with EINTR, and, once the answer to the batch's request for
- * another handle is held too, every entry of the batch with EINTR. No retransmission (no
- * retries): one answer per request, so the count says which calls wait. The late answers are then
- * released by the kernel on its own: nothing stays held, and the import,
- * retried, succeeds.
+ * another handle is held too, the whole batch, marked for its restart,
+ * its entries untouched. No retransmission (no retries): one answer per
+ * request, so the count says which calls wait. The batch, submitted again
+ * as it is, joins the requests of the interrupted calls (no new answer is
+ * held) and imports both; once all is closed, nothing stays held.
  */
 static void test_eintr(void)
 {
 	int fd0 = vpod_open(0), fd1 = vpod_open(1), dmabuf, i;
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT_BATCH };
 	struct drm_amdgpu_ualink_batch_entry e[2] = {};
 	struct drm_amdgpu_ualink_handle h, h2;
 	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART */
+	int64_t held;
 	pthread_t self = pthread_self();
 	struct vpod_trigger t = {
 		.id = 1, .kind = "delay", .timeout_ms = HOLD_MS,
@@ -271,29 +274,199 @@ static void test_eintr(void)
 
 	/*
 	 * h2 first: its answer, held, says the batch waits; h's request is
-	 * still out (an interrupted waiter leaves it), and the batch waits
-	 * for that one to end before it asks again
+	 * still out (the interrupted import parked it), and the batch joins it
 	 */
-	t.n = fault_injected(1, "delay") + 1;
+	held = fault_injected(1, "delay") + 1;
+	t.n = held;
 	vpod_trigger_start(&t);
 	e[0].handle = h2;
 	e[1].handle = h;
-	igt_assert_eq(raw_batch(fd0, e, 2, AMDGPU_UALINK_IMPORT_FDS), 0);
+	args.u.batch.entries = (uintptr_t)e;
+	args.u.batch.count = 2;
+	args.u.batch.flags = AMDGPU_UALINK_IMPORT_FDS;
+	igt_assert_eq(raw_ualink(fd0, &args), -EINTR);
 	igt_assert(vpod_trigger_join(&t));
 	igt_assert_eq(signals, 2);
+	igt_assert_eq_u32(args.u.batch.flags,
+			  AMDGPU_UALINK_IMPORT_FDS | AMDGPU_UALINK_IMPORT_RESTART);
 	for (i = 0; i < 2; i++) {
-		igt_assert_eq(e[i].error, -EINTR);
+		igt_assert_eq(e[i].error, 0);
 		igt_assert_eq_u32(e[i].gem_handle, 0);
-		igt_assert_eq(e[i].fd, -1);
+		igt_assert_eq(e[i].fd, 0);
 	}
 	signal(SIGUSR1, SIG_DFL);
 
-	/* the late answers come and are given back: nothing stays held */
+	/* the restart, as it is: no new request, both imported */
+	igt_assert_eq(raw_ualink(fd0, &args), 0);
+	for (i = 0; i < 2; i++)	/* closed by the clean-up too */
+		if (e[i].fd > 0)
+			vpod_track_fd(e[i].fd);
+	igt_assert_eq(fault_injected(1, "delay"), held);
+	for (i = 0; i < 2; i++) {
+		igt_assert_eq(e[i].error, 0);
+		igt_assert_neq_u32(e[i].gem_handle, 0);
+		igt_assert_lte(0, e[i].fd);
+		gpu_expect(fd0, e[i].gem_handle, 0, 4096, i ? 50 : 51);
+	}
+	for (i = 0; i < 2; i++) {
+		gem_close(fd0, e[i].gem_handle);
+		vpod_close(e[i].fd);
+	}
+
+	/* nothing stays held once all is closed */
 	clear_faults();
 	wait_count(0, C_IMPORTS, 0, VPOD_FAULT_ASYNC_MS);
 	wait_count(1, C_GRANTS, 0, VPOD_FAULT_ASYNC_MS);
 	import_works(fd0, h, 50);
 	import_works(fd0, h2, 51);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+/* imports of a storm's batch: one exporter's requests in flight at once */
+#define STORM_N		16
+/* how long the exporter's answers are held back in a storm */
+#define STORM_HOLD_MS	300
+/* a signal every this many microseconds */
+#define STORM_US	5000
+
+struct storm {
+	pthread_t target;
+	bool stop;	/* __atomic accesses */
+	pthread_t thread;
+};
+
+static void *storm_thread(void *arg)
+{
+	struct storm *st = arg;
+
+	while (!__atomic_load_n(&st->stop, __ATOMIC_RELAXED)) {
+		pthread_kill(st->target, SIGUSR1);
+		usleep(STORM_US);
+	}
+	return NULL;
+}
+
+/*
+ * The NPA_REQs node @importer asked @exporter, each once however often it
+ * was retransmitted: its mailbox's "sent" less "retransmitted" for that
+ * peer (node@importer/state). A delayed answer cannot count them: a
+ * request answered late is retransmitted, and its answer again delayed.
+ */
+static int64_t npa_reqs_asked(unsigned int importer, unsigned int exporter)
+{
+	static char buf[65536];
+	unsigned long long sent, received, again;
+	char rel[64], peer[32], *at, *end;
+
+	snprintf(rel, sizeof(rel), "node%u/state", importer);
+	igt_assert_lte(0, dbg_read(rel, buf, sizeof(buf)));
+	snprintf(peer, sizeof(peer), "\npeer %u: ", exporter);
+	at = strstr(buf, peer);
+	igt_assert_f(at, "no peer %u in %s\n", exporter, rel);
+	end = strstr(at + 1, "\npeer ");
+	if (end)
+		*end = '\0';
+	at = strstr(at, "\n  npa_req ");
+	if (!at)
+		return 0;
+	igt_assert_eq(sscanf(at, "\n  npa_req sent %llu received %llu retransmitted %llu",
+			     &sent, &received, &again), 3);
+	return sent - again;
+}
+
+/*
+ * One batch of STORM_N imports, the exporter's answers held STORM_HOLD_MS,
+ * under signals every STORM_US: resubmitted as it is after each EINTR (as
+ * drmIoctl() does), it ends with every entry imported, each handle once,
+ * on STORM_N requests (the restarts join them); then a batch of STORM_N
+ * other handles with an SA_RESTART handler: one call, restarted by the
+ * kernel. Anchored: the storm interrupts the call (EINTR seen, signals
+ * handled during the restarted call).
+ */
+static void test_eintr_restart_storm(void)
+{
+	struct drm_amdgpu_ualink_batch_entry e[2][STORM_N] = {};
+	struct drm_amdgpu_ualink_handle h[2][STORM_N], h0;
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), i, j, ret;
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct storm st = { .target = pthread_self() };
+	unsigned int eintr = 0, calls = 0;
+	int64_t held, asked;
+	char rule[96];
+
+	connected(fd0, fd1, &h0, 60);
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < STORM_N; i++)
+			exported_buffer(fd1, SIZE, 61 + j * STORM_N + i, &h[j][i]);
+	snprintf(rule, sizeof(rule), "delay rate=1000000 types=0x10 delay_ms=%u",
+		 STORM_HOLD_MS);
+	set_fault(1, rule);
+
+	for (j = 0; j < 2; j++) {
+		struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT_BATCH };
+
+		calls = eintr = 0;
+		for (i = 0; i < STORM_N; i++)
+			e[j][i].handle = h[j][i];
+		args.u.batch.entries = (uintptr_t)e[j];
+		args.u.batch.count = STORM_N;
+		args.u.batch.flags = AMDGPU_UALINK_IMPORT_FDS;
+		sa.sa_flags = j ? SA_RESTART : 0;
+		igt_assert_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+		held = fault_injected(1, "delay");
+		asked = npa_reqs_asked(0, 1);
+		signals = 0;
+		__atomic_store_n(&st.stop, false, __ATOMIC_RELAXED);
+		igt_assert_eq(pthread_create(&st.thread, NULL, storm_thread, &st), 0);
+		do {
+			ret = raw_ualink(fd0, &args);
+			calls++;
+			eintr += ret == -EINTR;
+		} while (ret == -EINTR && calls < 100000);
+		__atomic_store_n(&st.stop, true, __ATOMIC_RELAXED);
+		pthread_join(st.thread, NULL);
+		signal(SIGUSR1, SIG_IGN);
+		for (i = 0; i < STORM_N; i++)	/* closed by the clean-up too */
+			if (e[j][i].fd > 0)
+				vpod_track_fd(e[j][i].fd);
+		igt_info("batch %d: %u calls, %d signals, restart mark %s, %lld requests, %lld delayed answers\n",
+			 j, calls, (int)signals,
+			 args.u.batch.flags & AMDGPU_UALINK_IMPORT_RESTART ? "set" : "clear",
+			 (long long)(npa_reqs_asked(0, 1) - asked),
+			 (long long)(fault_injected(1, "delay") - held));
+		igt_assert_eq(ret, 0);
+		igt_assert_lt(0, signals);
+		/* interrupted, and restarted from where it stopped */
+		igt_assert(args.u.batch.flags & AMDGPU_UALINK_IMPORT_RESTART);
+		if (!j)
+			igt_assert_lt(0, eintr);
+		else
+			igt_assert_eq(calls, eintr + 1);
+		/* one request per handle: the restarts joined them */
+		igt_assert_eq(npa_reqs_asked(0, 1) - asked, STORM_N);
+		for (i = 0; i < STORM_N; i++) {
+			int k;
+
+			igt_assert_eq(e[j][i].error, 0);
+			igt_assert_lte(0, e[j][i].fd);
+			for (k = 0; k < i; k++)
+				igt_assert_neq_u32(e[j][i].gem_handle,
+						   e[j][k].gem_handle);
+			gpu_expect(fd0, e[j][i].gem_handle, 0, 4096,
+				   61 + j * STORM_N + i);
+		}
+	}
+	signal(SIGUSR1, SIG_DFL);
+	for (j = 0; j < 2; j++) {
+		for (i = 0; i < STORM_N; i++) {
+			gem_close(fd0, e[j][i].gem_handle);
+			vpod_close(e[j][i].fd);
+		}
+	}
+	clear_faults();
+	wait_count(0, C_IMPORTS, 0, VPOD_FAULT_ASYNC_MS);
+	wait_count(1, C_GRANTS, 0, VPOD_FAULT_ASYNC_MS);
 	vpod_cleanup();
 	wait_no_leaks(VPOD_ASYNC_MS);
 }
@@ -839,10 +1012,16 @@ igt_main
 		test_enetdown_resetting();
 	}
 
-	igt_describe("a signal during the wait: EINTR, per entry in a batch");
+	igt_describe("a signal during the wait: EINTR; a batch, restarted as it is, finishes");
 	vpod_subtest("errno-eintr") {
 		igt_set_timeout(SUBTEST_TIMEOUT, "errno-eintr");
 		test_eintr();
+	}
+
+	igt_describe("a storm of signals: a batch restarted as it is ends, each request sent once");
+	vpod_subtest("errno-eintr-restart-storm") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-eintr-restart-storm");
+		test_eintr_restart_storm();
 	}
 
 	igt_describe("the exporter offline during an import: ENOLINK at once");

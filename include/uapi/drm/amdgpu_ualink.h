@@ -102,6 +102,7 @@ struct drm_amdgpu_ualink_export {
 /* &drm_amdgpu_ualink_import.flags and &drm_amdgpu_ualink_import_batch.flags */
 #define AMDGPU_UALINK_IMPORT_CLOEXEC	0x1	/* fds are close-on-exec */
 #define AMDGPU_UALINK_IMPORT_FDS	0x2	/* batch: fds too */
+#define AMDGPU_UALINK_IMPORT_RESTART	0x4	/* batch: entries partly done */
 
 /**
  * struct drm_amdgpu_ualink_import - AMDGPU_UALINK_OP_IMPORT
@@ -136,7 +137,11 @@ struct drm_amdgpu_ualink_batch_entry {
 	 * -1 when the fd could not be made (the GEM handle stays valid)
 	 */
 	__s32 fd;
-	/** @error: out: 0, or the negative errno of this entry alone */
+	/**
+	 * @error: out: 0, or the negative errno of this entry alone (never
+	 * -EINTR: a signal fails the whole batch, see
+	 * &drm_amdgpu_ualink_import_batch)
+	 */
 	__s32 error;
 	/** @pad: must be zero */
 	__u32 pad;
@@ -159,13 +164,29 @@ struct drm_amdgpu_ualink_batch_entry {
  * and gets fd -1). Each entry says how it went. Entries are independent:
  * a handle named twice gets two GEM handles of the same buffer (unlike
  * PRIME, which gives one per buffer and file), each closed on its own.
+ *
+ * A signal during the wait fails the call with EINTR and sets
+ * AMDGPU_UALINK_IMPORT_RESTART in @flags: the entries finished by then
+ * carry their results, the others are left as they came (outputs zero),
+ * and the argument, submitted again as it is (as libdrm's drmIoctl() and
+ * SA_RESTART do), finishes those others and leaves the finished ones
+ * alone. The requests of an interrupted batch stay in flight for its
+ * restart, and what they are granted is held for it a second or two.
+ * With AMDGPU_UALINK_IMPORT_RESTART an entry is either untouched (outputs
+ * zero) or finished: error 0 with a GEM handle and fd -1 (or an fd with
+ * AMDGPU_UALINK_IMPORT_FDS), or a negative errno with GEM handle 0 and fd
+ * -1; anything else is EINVAL.
  */
 struct drm_amdgpu_ualink_import_batch {
 	/** @entries: in: user pointer to @count &struct drm_amdgpu_ualink_batch_entry */
 	__u64 entries;
 	/** @count: in: 1 to AMDGPU_UALINK_BATCH_MAX */
 	__u32 count;
-	/** @flags: in: AMDGPU_UALINK_IMPORT_CLOEXEC, AMDGPU_UALINK_IMPORT_FDS */
+	/**
+	 * @flags: in: AMDGPU_UALINK_IMPORT_CLOEXEC, AMDGPU_UALINK_IMPORT_FDS,
+	 * AMDGPU_UALINK_IMPORT_RESTART; out: AMDGPU_UALINK_IMPORT_RESTART
+	 * set when a signal interrupted the call
+	 */
 	__u32 flags;
 };
 
@@ -176,9 +197,9 @@ struct drm_amdgpu_ualink_import_batch {
  *
  * - ``EINVAL``: malformed: unknown @op, non-zero @pad, padding or union
  *   bytes the operation does not use, output fields not zero on input
- *   (export handle; import fd; a batch entry's gem_handle, fd, error),
- *   unknown flags, a zero UALink handle, a batch count of 0 or above the
- *   maximum
+ *   (export handle; import fd; a batch entry's gem_handle, fd, error,
+ *   unless it is a finished entry of a restarted batch), unknown
+ *   flags, a zero UALink handle, a batch count of 0 or above the maximum
  * - ``EFAULT``: a batch's entries cannot be read or written (imports
  *   already made then stay, as GEM handles and fds of the calling file)
  * - ``ENOENT``: unknown GEM handle (export; also one closed while the
@@ -216,7 +237,9 @@ struct drm_amdgpu_ualink_import_batch {
  *   ioctl then); an import waiting when it left the pod fails with
  *   ``ENOLINK``. The UALink state is torn down only once the last file is
  *   closed, so no call sees it go
- * - ``EINTR``: a signal interrupted the wait (the call may be restarted)
+ * - ``EINTR``: a signal interrupted the wait; the call may be restarted
+ *   as it is (a batch keeps what it finished, see
+ *   &drm_amdgpu_ualink_import_batch)
  * - ``ENOBUFS``: too many imports, of all processes, wait for their turn
  *   to be sent to this exporter (``AMDGPU_UALINK_REQ_QUEUED`` in the
  *   kernel, 4,096); nothing was sent, retry later
@@ -233,7 +256,7 @@ struct drm_amdgpu_ualink_import_batch {
  *
  * A batch reports the errnos of imports per entry and fails as a whole
  * only with ``EINVAL``, ``EFAULT``, ``ENOMEM``, ``EOPNOTSUPP``,
- * ``ENETDOWN`` or ``EDQUOT``.
+ * ``ENETDOWN``, ``EDQUOT`` or ``EINTR``.
  */
 struct drm_amdgpu_ualink {
 	/** @op: in: an AMDGPU_UALINK_OP_* value */

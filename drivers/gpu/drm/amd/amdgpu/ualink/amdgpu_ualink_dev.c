@@ -122,6 +122,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_init);
  */
 static void dev_wait_released(struct amdgpu_ualink_dev *dev)
 {
+	amdgpu_ualink_import_unpark(dev);	/* no call will restart */
 	do {
 		wait_var_event(&dev->releasing, !atomic_read(&dev->releasing));
 		flush_workqueue(dev->wq);	/* a kill may start one more */
@@ -158,6 +159,8 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_fini);
  * (amdgpu_ualink_export_end(), which drop the last reference to an
  * exported buffer) run on the device's workqueue: a driver calls this
  * after its last file closed and before it tears down its memory manager.
+ * The references that interrupted imports parked for their restart go
+ * first (amdgpu_ualink_import_unpark()).
  *
  * Context: process context; not from the core's callbacks.
  */

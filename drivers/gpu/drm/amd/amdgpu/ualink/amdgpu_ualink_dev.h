@@ -223,6 +223,14 @@ struct amdgpu_ualink_dev {
 	 * release in time after NPA_REVOKE, and were shut out at the fabric
 	 */
 	atomic_t release_timeouts;
+	/**
+	 * @parked: imports whose waiter a signal interrupted, each holding
+	 * one reference for the restart of the call, under @lock (see
+	 * amdgpu_ualink_import_finish())
+	 */
+	struct list_head parked;
+	/** @park_work: drops the references in @parked that aged, on @wq */
+	struct delayed_work park_work;
 };
 
 /**
@@ -284,6 +292,8 @@ struct amdgpu_ualink_import {
 	bool unsure;
 	bool tell;
 	u8 release_step;
+	u8 parked;
+	struct list_head park;
 	int error;
 	/* the last reference and the end of @req: the release needs both */
 	atomic_t gate;
@@ -380,5 +390,6 @@ int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev);
 int amdgpu_ualink_import_init(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_import_fini(struct amdgpu_ualink_dev *dev);
+void amdgpu_ualink_import_unpark(struct amdgpu_ualink_dev *dev);
 
 #endif /* __AMDGPU_UALINK_DEV_H__ */

@@ -32,8 +32,10 @@
  * never keeps one alive. A second import of a live handle gets the same
  * import, and concurrent imports of one handle all wait for the single
  * NPA_REQ in flight and get its result. A waiter interrupted by a signal
- * returns -ERESTARTSYS and leaves the request to the others; if none is
- * left, the release below still gives a granted range back.
+ * returns -ERESTARTSYS and parks its reference for the restart of its
+ * call, which joins the request or finds it granted; the parked reference
+ * goes a second or two after the request ended, and if it was the last,
+ * the release below gives a granted range back.
  *
  * The exporter's answer makes the import READY, with the granted range,
  * or FAILED: -ENOENT for an unknown or unauthorised handle, -ENOSPC when
@@ -147,6 +149,66 @@ static const struct rhashtable_params import_params = {
 	.obj_cmpfn = import_cmp,
 };
 
+/*
+ * An interrupted waiter's reference outlives the end of its request by one
+ * to two of these, for the restart of the call (an import dropped at once
+ * would be released, and its restart would wait for that and ask anew:
+ * under a storm of signals, faster than the exporter answers, for ever).
+ */
+#define IMPORT_PARK_TICK	HZ
+
+/* &amdgpu_ualink_import.parked */
+enum {
+	IMPORT_UNPARKED,
+	IMPORT_PARKED,		/* in &amdgpu_ualink_dev.parked */
+	IMPORT_PARK_AGED,	/* and its request ended a tick ago at least */
+};
+
+/* Keep an interrupted waiter's reference to @imp for the call's restart. */
+static void import_park(struct amdgpu_ualink_import *imp)
+{
+	struct amdgpu_ualink_dev *dev = imp->dev;
+	bool held;
+
+	mutex_lock(&dev->lock);
+	held = imp->parked != IMPORT_UNPARKED;
+	if (!held)
+		list_add_tail(&imp->park, &dev->parked);
+	imp->parked = IMPORT_PARKED;	/* a new interruption: a new hold */
+	mutex_unlock(&dev->lock);
+	if (held)	/* one parked reference is enough; not the last */
+		amdgpu_ualink_import_put(imp);
+	else
+		queue_delayed_work(dev->wq, &dev->park_work, IMPORT_PARK_TICK);
+}
+
+/* Every tick: drop the parked references whose request ended a tick ago. */
+static void import_park_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_dev *dev =
+		container_of(to_delayed_work(work), struct amdgpu_ualink_dev,
+			     park_work);
+	struct amdgpu_ualink_import *imp, *next;
+	bool more;
+
+	mutex_lock(&dev->lock);
+	list_for_each_entry_safe(imp, next, &dev->parked, park) {
+		if (!completion_done(&imp->req.done))
+			continue;
+		if (imp->parked == IMPORT_PARKED) {
+			imp->parked = IMPORT_PARK_AGED;
+			continue;
+		}
+		list_del(&imp->park);
+		imp->parked = IMPORT_UNPARKED;
+		amdgpu_ualink_import_put(imp);	/* never takes @lock */
+	}
+	more = !list_empty(&dev->parked);
+	mutex_unlock(&dev->lock);
+	if (more)
+		queue_delayed_work(dev->wq, &dev->park_work, IMPORT_PARK_TICK);
+}
+
 /**
  * amdgpu_ualink_import_init - set up the table of imports
  * @dev: the device
@@ -155,6 +217,8 @@ static const struct rhashtable_params import_params = {
  */
 int amdgpu_ualink_import_init(struct amdgpu_ualink_dev *dev)
 {
+	INIT_LIST_HEAD(&dev->parked);
+	INIT_DELAYED_WORK(&dev->park_work, import_park_work);
 	return rhashtable_init(&dev->imports, &import_params);
 }
 
@@ -164,8 +228,29 @@ int amdgpu_ualink_import_init(struct amdgpu_ualink_dev *dev)
  */
 void amdgpu_ualink_import_fini(struct amdgpu_ualink_dev *dev)
 {
+	WARN_ON(!list_empty(&dev->parked));
 	WARN_ON(dev->num_imports);
 	rhashtable_destroy(&dev->imports);
+}
+
+/**
+ * amdgpu_ualink_import_unpark - drop the references parked for restarts
+ * @dev: the device, whose last file was closed: no call will restart
+ *
+ * Context: process context; not on the device's workqueue.
+ */
+void amdgpu_ualink_import_unpark(struct amdgpu_ualink_dev *dev)
+{
+	struct amdgpu_ualink_import *imp, *next;
+
+	cancel_delayed_work_sync(&dev->park_work);
+	mutex_lock(&dev->lock);
+	list_for_each_entry_safe(imp, next, &dev->parked, park) {
+		list_del(&imp->park);
+		imp->parked = IMPORT_UNPARKED;
+		amdgpu_ualink_import_put(imp);	/* never takes @lock */
+	}
+	mutex_unlock(&dev->lock);
 }
 
 static void import_unlist(struct amdgpu_ualink_dev *dev,
@@ -634,7 +719,11 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_start);
  *	 dropped unless 0 is returned
  *
  * Waits, interruptibly, for the exporter's answer, at most the mailbox
- * timeout.
+ * timeout. A signal parks the caller's reference instead of dropping it,
+ * for the restart of the call: the request stays in flight, and what it is
+ * granted stays held one to two seconds after it ended, so that the
+ * restart joins it or finds it READY rather than wait for its release
+ * and ask anew; amdgpu_ualink_import_unpark() drops what is parked.
  *
  * Returns: 0 when the range is granted; -ENOENT (unknown handle, or the
  * export went meanwhile), -ENOSPC, -EIO, -ETIMEDOUT, -ENOLINK (the
@@ -651,7 +740,7 @@ int amdgpu_ualink_import_finish(struct amdgpu_ualink_import *imp)
 	if (READ_ONCE(imp->state) == AMDGPU_UALINK_IMPORT_READY)
 		return 0;
 	if (wait_for_completion_interruptible(&imp->req.done)) {
-		amdgpu_ualink_import_put(imp);
+		import_park(imp);
 		return -ERESTARTSYS;
 	}
 	mutex_lock(&dev->lock);

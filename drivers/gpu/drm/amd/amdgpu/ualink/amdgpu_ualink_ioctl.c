@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
+#include <linux/err.h>
 #include <linux/export.h>
 #include <linux/pid.h>
 #include <linux/sched.h>
@@ -26,7 +27,14 @@
  * A batched import copies the entries in, starts every import (all
  * requests on the wire, first-contact handshakes included), then finishes
  * them as their answers arrive (an entry whose exporter is slow holds up
- * no other) and copies the per-entry results out.
+ * no other) and copies the per-entry results out. A signal fails it with
+ * -ERESTARTSYS (-EINTR, or restarted by SA_RESTART) after it copied out
+ * what it finished and set AMDGPU_UALINK_IMPORT_RESTART in the argument,
+ * which drm_ioctl() copies back whatever the result: the same argument,
+ * submitted again, does only the entries left untouched, and finds their
+ * requests still in flight or granted (an interrupted waiter parks its
+ * reference, see amdgpu_ualink_import_finish()), so that a storm of
+ * signals cannot keep a batch from ending.
  *
  * **Fair sharing.** Each import is its calling process's (its thread group,
  * whatever file it calls through): its NPA_REQ counts against the
@@ -145,8 +153,30 @@ static bool batch_entry_ready(const struct drm_amdgpu_ualink_batch_entry *e,
 	       completion_done(&imp->req.done);
 }
 
-/* Finish one started entry: wait for its answer, make its handle and fd. */
-static void batch_finish(struct amdgpu_ualink_dev *udev,
+/* An entry a batch has not done: its outputs as userspace passes them. */
+static bool batch_entry_untouched(const struct drm_amdgpu_ualink_batch_entry *e)
+{
+	return !e->gem_handle && !e->fd && !e->error;
+}
+
+/* An entry a batch finished, as an interrupted call left it for its restart. */
+static bool batch_entry_finished(const struct drm_amdgpu_ualink_batch_entry *e,
+				 u32 flags)
+{
+	if (!e->error)
+		return e->gem_handle &&
+		       (e->fd == -1 ||
+			(e->fd >= 0 && (flags & AMDGPU_UALINK_IMPORT_FDS)));
+	return e->error < 0 && e->error >= -MAX_ERRNO && !e->gem_handle &&
+	       e->fd == -1;
+}
+
+/*
+ * Finish one started entry: wait for its answer, make its handle and fd.
+ * Returns false when a signal interrupted the wait: the entry is left
+ * untouched, for the call's restart.
+ */
+static bool batch_finish(struct amdgpu_ualink_dev *udev,
 			 const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
 			 struct drm_file *file,
 			 struct drm_amdgpu_ualink_batch_entry *e,
@@ -164,10 +194,14 @@ static void batch_finish(struct amdgpu_ualink_dev *udev,
 		local = amdgpu_ualink_export_lookup(udev, handle);
 		ret = local ? 0 : -ENOENT;
 	}
+	if (ret == -ERESTARTSYS) {
+		e->fd = 0;
+		e->error = 0;
+		return false;
+	}
 	if (ret) {
-		/* a signal: the entry was not waited for */
-		e->error = ret == -ERESTARTSYS ? -EINTR : ret;
-		return;
+		e->error = ret;
+		return true;
 	}
 	/*
 	 * The fd's reference is taken while we still hold the first: once
@@ -185,7 +219,7 @@ static void batch_finish(struct amdgpu_ualink_dev *udev,
 			gops->put(gpriv, local);
 		e->gem_handle = 0;
 		e->error = ret;
-		return;
+		return true;
 	}
 	e->error = 0;
 	if (fd) {
@@ -195,6 +229,7 @@ static void batch_finish(struct amdgpu_ualink_dev *udev,
 		if (ret >= 0)
 			e->fd = ret;
 	}
+	return true;
 }
 
 /**
@@ -205,24 +240,33 @@ static void batch_finish(struct amdgpu_ualink_dev *udev,
  * @file: the calling file, which gets the GEM handles
  * @entries: the entries, copied in and checked; results written in place
  * @count: their number
- * @flags: AMDGPU_UALINK_IMPORT_FDS, AMDGPU_UALINK_IMPORT_CLOEXEC
+ * @flags: AMDGPU_UALINK_IMPORT_FDS, AMDGPU_UALINK_IMPORT_CLOEXEC;
+ *	   AMDGPU_UALINK_IMPORT_RESTART to do only the untouched entries
+ *	   (outputs zero), leaving the others as they are
  *
  * Every import is started before the first is waited for, and the entries
  * are finished in the order their answers arrive: each pass finishes all
  * those answered (failed starts and local handles included), then the
  * call sleeps until an eighth of those left (at least one) may have been
  * answered, or a tick after the first answer. An entry whose GEM handle
- * was made but whose fd could not be keeps the handle, fd -1.
+ * was made but whose fd could not be keeps the handle, fd -1. A signal
+ * ends the wait: the entries answered by then are finished, the others
+ * left untouched, their imports parked for the restart
+ * (amdgpu_ualink_import_finish()).
+ *
+ * Returns: 0, or -ERESTARTSYS when a signal left entries untouched.
  */
-void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
-				const struct amdgpu_ualink_gem_ops *gops,
-				void *gpriv, struct drm_file *file,
-				struct drm_amdgpu_ualink_batch_entry *entries,
-				unsigned int count, u32 flags)
+int amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
+			       const struct amdgpu_ualink_gem_ops *gops,
+			       void *gpriv, struct drm_file *file,
+			       struct drm_amdgpu_ualink_batch_entry *entries,
+			       unsigned int count, u32 flags)
 {
+	bool restart = flags & AMDGPU_UALINK_IMPORT_RESTART;
 	struct amdgpu_ualink_import **imps;
-	unsigned int n, i, left, kept;
+	unsigned int n, i, left = 0, kept;
 	u32 owner = import_owner();
+	bool done = true;
 	u32 *pending;
 
 	/* the imports, then the indices of the entries not finished yet */
@@ -232,24 +276,26 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 		struct drm_amdgpu_ualink_batch_entry *e = &entries[n];
 		const u64 handle[2] = { e->handle.lo, e->handle.hi };
 
+		if (restart && !batch_entry_untouched(e))
+			continue;	/* finished before the call's restart */
 		e->gem_handle = 0;
 		e->fd = -1;
 		e->error = imps ? amdgpu_ualink_import_start(udev, handle, owner,
 							     &imps[n]) : -ENOMEM;
 		if (pending)
-			pending[n] = n;
+			pending[left++] = n;
 	}
 	if (!imps)
-		return;
-	for (left = count; left; left = kept) {
+		return 0;
+	for (; left; left = kept) {
 		u32 seen = amdgpu_ualink_mbox_ended(udev->mbox);
 
 		kept = 0;
 		for (i = 0; i < left; i++) {
 			n = pending[i];
 			if (batch_entry_ready(&entries[n], imps[n]))
-				batch_finish(udev, gops, gpriv, file, &entries[n],
-					     imps[n], flags);
+				done &= batch_finish(udev, gops, gpriv, file,
+						     &entries[n], imps[n], flags);
 			else
 				pending[kept++] = n;
 		}
@@ -264,20 +310,22 @@ void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
 		if (!amdgpu_ualink_mbox_wait_ended(udev->mbox, seen,
 						   max(1U, kept / BATCH_LOOK_SHARE)))
 			continue;
-		/* a signal: those not answered end with -EINTR, not waited for */
+		/* a signal: those not answered stay untouched, not waited for */
 		for (i = 0; i < kept; i++)
-			batch_finish(udev, gops, gpriv, file, &entries[pending[i]],
-				     imps[pending[i]], flags);
+			done &= batch_finish(udev, gops, gpriv, file,
+					     &entries[pending[i]],
+					     imps[pending[i]], flags);
 		break;
 	}
 	kvfree(imps);
+	return done ? 0 : -ERESTARTSYS;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_import_batch);
 
 static int do_batch(struct amdgpu_ualink_dev *udev,
 		    const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
 		    struct drm_file *file,
-		    const struct drm_amdgpu_ualink_import_batch *b)
+		    struct drm_amdgpu_ualink_import_batch *b)
 {
 	struct drm_amdgpu_ualink_batch_entry __user *uptr = u64_to_user_ptr(b->entries);
 	struct drm_amdgpu_ualink_batch_entry *entries;
@@ -295,8 +343,10 @@ static int do_batch(struct amdgpu_ualink_dev *udev,
 	for (n = 0; n < b->count; n++) {
 		const struct drm_amdgpu_ualink_batch_entry *e = &entries[n];
 
-		if (e->pad || e->gem_handle || e->fd || e->error ||
-		    (!e->handle.lo && !e->handle.hi)) {
+		if (e->pad || (!e->handle.lo && !e->handle.hi) ||
+		    !(batch_entry_untouched(e) ||
+		      ((b->flags & AMDGPU_UALINK_IMPORT_RESTART) &&
+		       batch_entry_finished(e, b->flags)))) {
 			ret = -EINVAL;
 			goto out;
 		}
@@ -306,8 +356,11 @@ static int do_batch(struct amdgpu_ualink_dev *udev,
 		ret = -EDQUOT;
 		goto out;
 	}
-	amdgpu_ualink_import_batch(udev, gops, gpriv, file, entries, b->count,
-				   b->flags);
+	ret = amdgpu_ualink_import_batch(udev, gops, gpriv, file, entries,
+					 b->count, b->flags);
+	/* interrupted: drm_ioctl() copies the flag out, for the restart */
+	if (ret)
+		b->flags |= AMDGPU_UALINK_IMPORT_RESTART;
 	if (copy_to_user(uptr, entries, size))
 		ret = -EFAULT;	/* the imports stay, as GEM handles of @file */
 out:

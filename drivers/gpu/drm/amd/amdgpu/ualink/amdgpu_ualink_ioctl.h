@@ -68,10 +68,10 @@ struct amdgpu_ualink_gem_ops {
 int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev, u32 state,
 			const struct amdgpu_ualink_gem_ops *gops, void *gpriv,
 			struct drm_file *file, struct drm_amdgpu_ualink *args);
-void amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
-				const struct amdgpu_ualink_gem_ops *gops,
-				void *gpriv, struct drm_file *file,
-				struct drm_amdgpu_ualink_batch_entry *entries,
-				unsigned int count, u32 flags);
+int amdgpu_ualink_import_batch(struct amdgpu_ualink_dev *udev,
+			       const struct amdgpu_ualink_gem_ops *gops,
+			       void *gpriv, struct drm_file *file,
+			       struct drm_amdgpu_ualink_batch_entry *entries,
+			       unsigned int count, u32 flags);
 
 #endif /* __AMDGPU_UALINK_IOCTL_H__ */

@@ -75,7 +75,8 @@ static inline int amdgpu_ualink_ioctl_check(const struct drm_amdgpu_ualink *args
 		       0 : -EINVAL;
 	case AMDGPU_UALINK_OP_IMPORT_BATCH:
 		return !(b->flags & ~(AMDGPU_UALINK_IMPORT_CLOEXEC |
-				      AMDGPU_UALINK_IMPORT_FDS)) &&
+				      AMDGPU_UALINK_IMPORT_FDS |
+				      AMDGPU_UALINK_IMPORT_RESTART)) &&
 		       b->count && b->count <= AMDGPU_UALINK_BATCH_MAX &&
 		       amdgpu_ualink_ioctl_rest_zero(args, sizeof(*b)) ?
 		       0 : -EINVAL;

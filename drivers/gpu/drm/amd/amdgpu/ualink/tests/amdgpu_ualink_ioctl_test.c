@@ -216,7 +216,7 @@ static const struct bad_case bad_cases[] = {
 	{ "batch count 1025",
 	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1025 } } },
 	{ "batch unknown flag",
-	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1, 1 << 2 } } },
+	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1, 1 << 3 } } },
 	{ "batch unused bytes",
 	  { .op = AMDGPU_UALINK_OP_IMPORT_BATCH, .u.batch = { 0, 1 } }, 2 },
 };
@@ -405,6 +405,12 @@ static void unsignal_self(void)
 {
 	flush_signals(current);
 	disallow_signal(SIGUSR1);
+}
+
+/* An entry an interrupted batch left for its restart. */
+static bool untouched(const struct drm_amdgpu_ualink_batch_entry *e)
+{
+	return !e->gem_handle && !e->fd && !e->error;
 }
 
 static bool no_owner_charged(void *arg)
@@ -609,6 +615,17 @@ static bool no_grants_a(void *arg)
 	return tpod_grants(arg, A) == 0;
 }
 
+static bool a_granted(void *arg)
+{
+	return tpod_grants(arg, A) == 1;
+}
+
+/* B's imports all gone: released after the grant went back at A */
+static bool no_imports_b(void *arg)
+{
+	return READ_ONCE(tpod_dev(arg, B)->num_imports) == 0;
+}
+
 #define TIMED_IMPORTS	8
 
 /* Another process's imports of @h, one by one: how long each took, on average. */
@@ -693,10 +710,11 @@ static void ioctl_flood_fair(struct kunit *test)
 					      AMDGPU_UALINK_ACCEL_ID_BITS) | A,
 				.handle.hi = 0xf100d,
 			};
-		amdgpu_ualink_import_batch(b, &fake_gops, fb, file, e,
-					   FLOOD_BATCH, 0);
+		KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_batch(b, &fake_gops, fb, file,
+								 e, FLOOD_BATCH, 0),
+				i < FLOOD_FILES ? -ERESTARTSYS : 0);
 		for (j = 0; j < FLOOD_BATCH; j++) {
-			intr += e[j].error == -EINTR;
+			intr += untouched(&e[j]);
 			quota += e[j].error == -EDQUOT;
 		}
 	}
@@ -776,7 +794,7 @@ static void ioctl_queue_full(struct kunit *test)
 			};
 		amdgpu_ualink_import_batch(b, &fake_gops, fb, NULL, e, count, 0);
 		for (i = 0; i < count; i++) {
-			intr += e[i].error == -EINTR;
+			intr += untouched(&e[i]);
 			nobufs += e[i].error == -ENOBUFS;
 		}
 		n += count;
@@ -839,6 +857,148 @@ static void ioctl_batch_one_request(struct kunit *test)
 
 	fake_release(r->f);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
+}
+
+/*
+ * A batch interrupted by a signal, restarted as it is (the argument as the
+ * interrupted call left it, as SA_RESTART or drmIoctl() submit it again).
+ * C's handle is granted already and A is paused: the first call finishes
+ * C's entry, leaves A's two untouched and fails with -ERESTARTSYS, its
+ * argument marked AMDGPU_UALINK_IMPORT_RESTART. Without the mark the
+ * partly done entries are malformed; with it, once A answers, the restart
+ * makes the GEM handles of A's entries only, and joins the requests of
+ * the interrupted call (parked for it) rather than send new ones. Entries
+ * a restart cannot have left are refused.
+ */
+static void ioctl_batch_restart(struct kunit *test)
+{
+	static const u16 abc[] = { A, B, C };
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(abc), abc, kinds);
+	struct tobj *oa = tpod_obj(pod, 0, SZ_4K), *oa2 = tpod_obj(pod, 0, SZ_4K);
+	struct tobj *oc = tpod_obj(pod, 0, SZ_4K);
+	struct drm_amdgpu_ualink_batch_entry e[3] = {}, done[3], __user *ue;
+	struct fake_drv *fb = fake(test, pod, B);
+	struct drm_amdgpu_ualink args = {}, again;
+	u64 ha[2], ha2[2], hc[2], sent;
+	unsigned long addr;
+	unsigned int i;
+
+	tpod_export(pod, A, oa, ha);
+	tpod_export(pod, A, oa2, ha2);
+	tpod_export(pod, C, oc, hc);
+	e[0].handle = (struct drm_amdgpu_ualink_handle) { ha[0], ha[1] };
+	e[1].handle = (struct drm_amdgpu_ualink_handle) { hc[0], hc[1] };
+	e[2].handle = (struct drm_amdgpu_ualink_handle) { ha2[0], ha2[1] };
+	/* C's handle granted: held by another GEM handle */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_batch(tpod_dev(pod, B), &fake_gops,
+							 fb, NULL, &e[1], 1, 0), 0);
+	KUNIT_ASSERT_EQ(test, e[1].error, 0);
+	e[1] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[1].handle };
+	addr = kunit_vm_mmap(test, NULL, 0, PAGE_SIZE, PROT_READ | PROT_WRITE,
+			     MAP_ANONYMOUS | MAP_PRIVATE, 0);
+	KUNIT_ASSERT_NE_MSG(test, addr, 0, "no user memory");
+	ue = (struct drm_amdgpu_ualink_batch_entry __user *)addr;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, e, sizeof(e)), 0);
+	args.op = AMDGPU_UALINK_OP_IMPORT_BATCH;
+	args.u.batch.entries = addr;
+	args.u.batch.count = ARRAY_SIZE(e);
+	args.u.batch.flags = AMDGPU_UALINK_IMPORT_FDS;
+
+	tpod_pause(pod, A, true);
+	sent = tpod_stats(pod, B, A)->sent[AMDGPU_UALINK_MSG_NPA_REQ];
+	signal_self();
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -ERESTARTSYS);
+	unsignal_self();
+	KUNIT_EXPECT_EQ(test, args.u.batch.flags,
+			AMDGPU_UALINK_IMPORT_FDS | AMDGPU_UALINK_IMPORT_RESTART);
+	KUNIT_ASSERT_EQ(test, copy_from_user(done, ue, sizeof(done)), 0);
+	KUNIT_EXPECT_TRUE(test, untouched(&done[0]));
+	KUNIT_EXPECT_TRUE(test, untouched(&done[2]));
+	KUNIT_EXPECT_EQ(test, done[1].error, 0);
+	KUNIT_EXPECT_EQ(test, done[1].gem_handle, 1001);
+	KUNIT_EXPECT_EQ(test, done[1].fd, 102);
+	KUNIT_EXPECT_EQ(test, fb->n, 3);
+
+	/* the finished entry is malformed for a new call */
+	again = args;
+	again.u.batch.flags = AMDGPU_UALINK_IMPORT_FDS;
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &again), -EINVAL);
+
+	/* the restart: A's entries only, on the requests already sent */
+	tpod_pause(pod, A, false);
+	KUNIT_ASSERT_EQ(test, ioctl(fb, &args), 0);
+	KUNIT_ASSERT_EQ(test, copy_from_user(e, ue, sizeof(e)), 0);
+	for (i = 0; i < ARRAY_SIZE(e); i++)
+		KUNIT_EXPECT_EQ(test, e[i].error, 0);
+	KUNIT_EXPECT_EQ(test, e[1].gem_handle, done[1].gem_handle);
+	KUNIT_EXPECT_EQ(test, e[1].fd, done[1].fd);
+	KUNIT_EXPECT_EQ(test, fb->n, 3 + 2 * 2);
+	KUNIT_EXPECT_NE(test, e[0].gem_handle, e[2].gem_handle);
+	KUNIT_EXPECT_NE(test, e[0].gem_handle, e[1].gem_handle);
+	KUNIT_EXPECT_NE(test, e[2].gem_handle, e[1].gem_handle);
+	/* one request per handle: the restart joined those in flight */
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->sent[AMDGPU_UALINK_MSG_NPA_REQ],
+			sent + 2);
+
+	/* what no call leaves: an fd without FDS, a failed entry's handle */
+	again = args;
+	again.u.batch.count = 1;
+	again.u.batch.flags = AMDGPU_UALINK_IMPORT_RESTART;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, &e[1], sizeof(e[1])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &again), -EINVAL);
+	done[0] = e[1];
+	done[0].fd = -1;	/* as without FDS: accepted, left alone */
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, &done[0], sizeof(done[0])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &again), 0);
+	KUNIT_EXPECT_EQ(test, fb->n, 3 + 2 * 2);
+	done[0].error = -ENOENT;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, &done[0], sizeof(done[0])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &again), -EINVAL);
+	done[0].gem_handle = 0;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, &done[0], sizeof(done[0])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &again), 0);
+	done[0].error = 1;
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, &done[0], sizeof(done[0])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &again), -EINVAL);
+	done[0] = (struct drm_amdgpu_ualink_batch_entry) { .handle = e[1].handle,
+							    .fd = -1 };
+	KUNIT_ASSERT_EQ(test, copy_to_user(ue, &done[0], sizeof(done[0])), 0);
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &again), -EINVAL);
+	KUNIT_EXPECT_EQ(test, fb->n, 3 + 2 * 2);
+
+	fake_release(fb);
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, B)->num_imports, 0);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa2->slot);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, C), &oc->slot);
+}
+
+/*
+ * An interrupted import parks its reference for a restart that does not
+ * come: the import is held, granted, until a second or two after its
+ * answer, then released without anyone's help.
+ */
+static void ioctl_parked_released(struct kunit *test)
+{
+	static const u16 ab[] = { A, B };
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ab), ab, kinds);
+	struct fake_drv *fb = fake(test, pod, B);
+	struct tobj *oa = tpod_obj(pod, 0, SZ_4K);
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT };
+	u64 ha[2];
+
+	tpod_export(pod, A, oa, ha);
+	args.u.imp.handle = (struct drm_amdgpu_ualink_handle) { ha[0], ha[1] };
+	tpod_pause(pod, A, true);
+	signal_self();
+	KUNIT_EXPECT_EQ(test, ioctl(fb, &args), -ERESTARTSYS);
+	unsignal_self();
+	tpod_pause(pod, A, false);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(a_granted, pod, 10000));
+	KUNIT_EXPECT_EQ(test, fb->n, 0);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_grants_a, pod, 10000));
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(no_imports_b, pod, 10000));
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &oa->slot);
 }
 
@@ -941,6 +1101,8 @@ static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
 	KUNIT_CASE(ioctl_batch),
 	KUNIT_CASE(ioctl_batch_completion_order),
 	KUNIT_CASE(ioctl_batch_one_request),
+	KUNIT_CASE(ioctl_batch_restart),
+	KUNIT_CASE_SLOW(ioctl_parked_released),
 	KUNIT_CASE(ioctl_quota),
 	KUNIT_CASE_SLOW(ioctl_flood_fair),
 	KUNIT_CASE_SLOW(ioctl_queue_full),

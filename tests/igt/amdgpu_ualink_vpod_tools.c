@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <xf86drm.h>
 
 #include "igt.h"
 #include "vpod_lib.h"
@@ -121,6 +124,76 @@ static void test_ualinkctl(void)
 	igt_assert_eq(run(cmd), 2);
 }
 
+/* The first render node whose driver is @driver, its name in @name; or -1. */
+static int open_render(const char *driver, char *name, size_t size)
+{
+	char path[32];
+	int i, fd;
+
+	for (i = 128; i < 256; i++) {
+		drmVersionPtr v;
+		bool match;
+
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		match = v && !strcmp(v->name, driver);
+		drmFreeVersion(v);
+		if (match) {
+			snprintf(name, size, "renderD%d", i);
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+/*
+ * Discovery, through libualink and ualinkctl: the emulated pod's node has
+ * the ioctl and lists what it knows, and what it lists works; vgem's, a
+ * driver without the ioctl, answers EINVAL to the ioctl itself, which the
+ * probe tells apart as ENOTTY.
+ */
+static void test_probe(void)
+{
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
+	const char *render = strrchr(vpod.path[1], '/') + 1;
+	struct drm_amdgpu_ualink_info info;
+	char vgem[32], cmd[512];
+	int fd;
+
+	fd = vpod_open(1);
+	igt_assert_eq(ualink_probe(fd, &info), 0);
+	igt_assert_eq_u32(info.accel_id, 1);
+	igt_assert_eq_u32(info.state, AMDGPU_UALINK_STATE_ACTIVE);
+	igt_assert_eq_u32(info.ops, 1u << AMDGPU_UALINK_OP_INFO |
+				    1u << AMDGPU_UALINK_OP_EXPORT |
+				    1u << AMDGPU_UALINK_OP_IMPORT |
+				    1u << AMDGPU_UALINK_OP_IMPORT_BATCH);
+	igt_assert_eq_u32(info.import_flags, AMDGPU_UALINK_IMPORT_CLOEXEC);
+	igt_assert_eq_u32(info.batch_flags, AMDGPU_UALINK_IMPORT_CLOEXEC |
+					    AMDGPU_UALINK_IMPORT_FDS |
+					    AMDGPU_UALINK_IMPORT_RESTART);
+	igt_assert_eq_u32(info.batch_max, AMDGPU_UALINK_BATCH_MAX);
+	vpod_close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/ualinkctl probe %s 2>&1", tools(), render);
+	igt_assert_eq(run(cmd), 0);
+	igt_assert(strstr(out, "ops                 info export import import-batch\n"));
+	igt_assert(strstr(out, "batch_flags         cloexec fds restart\n"));
+
+	fd = open_render("vgem", vgem, sizeof(vgem));
+	igt_assert_f(fd >= 0, "no vgem render node\n");
+	igt_assert_eq(ioctl(fd, DRM_IOCTL_AMDGPU_UALINK, &args), -1);
+	igt_assert_eq(errno, EINVAL);
+	igt_assert_eq(ualink_probe(fd, &info), -ENOTTY);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/ualinkctl probe %s 2>&1", tools(), vgem);
+	igt_assert_eq(run(cmd), 1);
+	igt_assert(strstr(out, "the driver has no UALink ioctl"));
+}
+
 igt_main
 {
 	igt_fixture
@@ -133,6 +206,10 @@ igt_main
 	igt_describe("ualinkctl: manual, list, show, export, import, errors");
 	vpod_subtest("ualinkctl")
 		test_ualinkctl();
+
+	igt_describe("discovery: the pod's node lists what it knows, vgem's has no ioctl");
+	vpod_subtest("probe")
+		test_probe();
 
 	/*
 	 * Not a subtest: whatever ran, nothing may stay held once it is all

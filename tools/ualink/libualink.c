@@ -14,6 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "amdgpu_ualink_vpod.h"
 #include "libualink.h"
 
 /* One call, restarted after a signal (as drmIoctl() does). */
@@ -25,6 +26,35 @@ static int call(int fd, struct drm_amdgpu_ualink *args)
 		ret = ioctl(fd, DRM_IOCTL_AMDGPU_UALINK, args);
 	} while (ret == -1 && errno == EINTR);
 	return ret ? -errno : 0;
+}
+
+/*
+ * Does @fd's driver have DRM_IOCTL_AMDGPU_UALINK? Its name and version
+ * say so; the ioctl cannot, since DRM answers EINVAL to a number a driver
+ * lacks, as ours does to a malformed argument.
+ */
+static bool has_ioctl(int fd)
+{
+	char name[32] = "";
+	struct drm_version v = { .name_len = sizeof(name) - 1, .name = name };
+
+	if (ioctl(fd, DRM_IOCTL_VERSION, &v))
+		return false;
+	if (v.name_len >= sizeof(name))	/* cut: neither name */
+		return false;
+	if (!strcmp(name, AMDGPU_UALINK_VPOD_DRIVER_NAME))
+		return true;
+	return !strcmp(name, "amdgpu") &&
+	       (v.version_major > UALINK_AMDGPU_MAJOR ||
+		(v.version_major == UALINK_AMDGPU_MAJOR &&
+		 v.version_minor >= UALINK_AMDGPU_MINOR));
+}
+
+int ualink_probe(int fd, struct drm_amdgpu_ualink_info *info)
+{
+	if (!has_ioctl(fd))
+		return -ENOTTY;
+	return ualink_info(fd, info);
 }
 
 int ualink_info(int fd, struct drm_amdgpu_ualink_info *info)
@@ -81,7 +111,9 @@ const char *ualink_strerror(int err)
 {
 	switch (err < 0 ? -err : err) {
 	case 0: return "success";
-	case EINVAL: return "malformed argument";
+	case EINVAL: return "malformed argument, or an operation or flag this kernel does not know";
+	case ENOTTY:
+		return "the driver has no UALink ioctl (not amdgpu 3.65 or later, nor the emulated pod)";
 	case EFAULT: return "bad address";
 	case ENOENT: return "unknown GEM handle or UALink handle, or the export is gone";
 	case EACCES: return "the exporter is outside our virtual pod";

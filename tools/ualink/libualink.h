@@ -23,7 +23,21 @@ extern "C" {
 /* a handle as text: 32 hex digits, the high 64 bits first, plus a NUL */
 #define UALINK_HANDLE_STRLEN	33
 
-/* INFO: our accelerator ID, virtual pod and state */
+/* the first amdgpu version with DRM_IOCTL_AMDGPU_UALINK */
+#define UALINK_AMDGPU_MAJOR	3
+#define UALINK_AMDGPU_MINOR	65
+
+/*
+ * Discovery, once per device: does @fd's driver have the UALink ioctl
+ * (amdgpu from UALINK_AMDGPU_MAJOR.UALINK_AMDGPU_MINOR on, or the emulated
+ * pod), and does the device have UALink? 0 and INFO's answer in *@info
+ * (which operations and flags the kernel knows: info->ops, ...); -ENOTTY
+ * when the driver has no such ioctl (another driver, an older amdgpu, not
+ * a DRM device: the ioctl itself would say EINVAL there); -EOPNOTSUPP
+ * when the device has no UALink
+ */
+int ualink_probe(int fd, struct drm_amdgpu_ualink_info *info);
+/* INFO: our accelerator ID, virtual pod, state and what the kernel knows */
 int ualink_info(int fd, struct drm_amdgpu_ualink_info *info);
 /* the UALink handle of GEM handle @gem of @fd */
 int ualink_export(int fd, uint32_t gem, struct drm_amdgpu_ualink_handle *handle);

@@ -24,6 +24,7 @@ static const char manual[] =
 "SYNOPSIS\n"
 "    ualinkctl list\n"
 "    ualinkctl show DEVICE\n"
+"    ualinkctl probe DEVICE\n"
 "    ualinkctl export DEVICE SIZE\n"
 "    ualinkctl import DEVICE HANDLE\n"
 "    ualinkctl trace COMMAND [ARG...]\n"
@@ -40,6 +41,11 @@ static const char manual[] =
 "             virtual pod and size, state (\"ready\" when exports and\n"
 "             imports work), exports, imports and connected peers.\n"
 "    show     Every attribute of the device's ualink/ directory.\n"
+"    probe    Whether the device's driver has the UALink ioctl (amdgpu\n"
+"             3.65 or later, or the emulated pod; from its name and\n"
+"             version) and the device UALink; then the operations and\n"
+"             flags the kernel knows, from INFO. Fails on any other\n"
+"             device, saying which of the two is missing.\n"
 "    export   Make a SIZE-byte buffer in device memory (SIZE may end in\n"
 "             K or M), export it and print its 128-bit handle (32 hex\n"
 "             digits). The export lives as long as the buffer: ualinkctl\n"
@@ -61,7 +67,8 @@ static const char manual[] =
 
 static int usage(void)
 {
-	fputs("usage: ualinkctl list | show DEVICE | export DEVICE SIZE |\n"
+	fputs("usage: ualinkctl list | show DEVICE | probe DEVICE |\n"
+	      "       export DEVICE SIZE |\n"
 	      "       import DEVICE HANDLE | trace COMMAND... | --help\n", stderr);
 	return 2;
 }
@@ -149,6 +156,53 @@ static int cmd_show(const char *dev)
 		printf("%-19s %s\n", attrs[i], ret < 0 ? strerror(-ret) : buf);
 	}
 	close(fd);
+	return 0;
+}
+
+/* The names of the bits of @mask, from @names; unknown ones in hex. */
+static void bits(const char *what, uint32_t mask, const char *const *names,
+		 unsigned int n)
+{
+	unsigned int i;
+
+	printf("%-19s", what);
+	for (i = 0; i < 32; i++) {
+		if (!(mask & (1u << i)))
+			continue;
+		if (i < n && names[i])
+			printf(" %s", names[i]);
+		else
+			printf(" 0x%x", 1u << i);
+	}
+	printf("\n");
+}
+
+static int cmd_probe(const char *dev)
+{
+	static const char *const ops[] = {
+		[AMDGPU_UALINK_OP_INFO] = "info",
+		[AMDGPU_UALINK_OP_EXPORT] = "export",
+		[AMDGPU_UALINK_OP_IMPORT] = "import",
+		[AMDGPU_UALINK_OP_IMPORT_BATCH] = "import-batch",
+	};
+	static const char *const flags[] = {
+		"cloexec", "fds", "restart",	/* AMDGPU_UALINK_IMPORT_* */
+	};
+	struct drm_amdgpu_ualink_info info;
+	int fd = open_device(dev), ret;
+
+	if (fd < 0)
+		return 1;
+	ret = ualink_probe(fd, &info);
+	close(fd);
+	if (ret) {
+		fprintf(stderr, "ualinkctl: %s: %s\n", dev, ualink_strerror(ret));
+		return 1;
+	}
+	bits("ops", info.ops, ops, sizeof(ops) / sizeof(ops[0]));
+	bits("import_flags", info.import_flags, flags, 1);
+	bits("batch_flags", info.batch_flags, flags, 3);
+	printf("%-19s %u\n", "batch_max", info.batch_max);
 	return 0;
 }
 
@@ -259,6 +313,8 @@ int main(int argc, char **argv)
 		return cmd_list();
 	if (!strcmp(argv[1], "show") && argc == 3)
 		return cmd_show(argv[2]);
+	if (!strcmp(argv[1], "probe") && argc == 3)
+		return cmd_probe(argv[2]);
 	if (!strcmp(argv[1], "export") && argc == 4)
 		return cmd_export(argv[2], argv[3]);
 	if (!strcmp(argv[1], "import") && argc == 4)

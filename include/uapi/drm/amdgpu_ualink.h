@@ -61,9 +61,18 @@ struct drm_amdgpu_ualink_handle {
 #define AMDGPU_UALINK_STATE_OFFLINE	3	/* out of the pod for now */
 
 /**
- * struct drm_amdgpu_ualink_info - AMDGPU_UALINK_OP_INFO: who we are
+ * struct drm_amdgpu_ualink_info - AMDGPU_UALINK_OP_INFO: who we are, what we know
  *
  * All fields are written by the kernel; userspace passes them zero.
+ *
+ * Discovery: a driver that has this ioctl says so by its version
+ * (DRM_IOCTL_VERSION): amdgpu from 3.65.0 on, and the emulated pod. A
+ * driver without it answers ``EINVAL`` to any argument, as DRM does for
+ * every ioctl number a driver lacks, so ask the version first; then INFO
+ * tells ``EOPNOTSUPP`` (the device has no UALink) from a device that has,
+ * and says which operations and flags this kernel knows: a later kernel
+ * adds bits, and an operation or flag that is not listed fails with
+ * ``EINVAL``.
  */
 struct drm_amdgpu_ualink_info {
 	/** @accel_id: our accelerator ID, 0 to 1023 */
@@ -78,6 +87,17 @@ struct drm_amdgpu_ualink_info {
 	__u32 vpod_size;
 	/** @state: an AMDGPU_UALINK_STATE_* value */
 	__u32 state;
+	/**
+	 * @ops: the operations this kernel knows, bit
+	 * (1 << AMDGPU_UALINK_OP_*) each, INFO's own included: never zero
+	 */
+	__u32 ops;
+	/** @import_flags: the &drm_amdgpu_ualink_import.flags it knows */
+	__u32 import_flags;
+	/** @batch_flags: the &drm_amdgpu_ualink_import_batch.flags it knows */
+	__u32 batch_flags;
+	/** @batch_max: the largest &drm_amdgpu_ualink_import_batch.count */
+	__u32 batch_max;
 };
 
 /**

@@ -393,8 +393,14 @@ int amdgpu_ualink_ioctl(struct amdgpu_ualink_dev *udev, u32 state,
 	if (ret)
 		return ret;
 	if (args->op == AMDGPU_UALINK_OP_INFO) {
-		args->u.info.accel_id = udev->id;
-		gops->info(gpriv, &args->u.info);
+		struct drm_amdgpu_ualink_info *info = &args->u.info;
+
+		info->accel_id = udev->id;
+		gops->info(gpriv, info);
+		info->ops = AMDGPU_UALINK_IOCTL_OPS;
+		info->import_flags = AMDGPU_UALINK_IOCTL_IMPORT_FLAGS;
+		info->batch_flags = AMDGPU_UALINK_IOCTL_BATCH_FLAGS;
+		info->batch_max = AMDGPU_UALINK_BATCH_MAX;
 		return 0;
 	}
 	if (state != AMDGPU_UALINK_STATE_ACTIVE)

@@ -9,12 +9,23 @@
 #define __AMDGPU_UALINK_IOCTL_CHECK_H__
 
 #include <linux/array_size.h>
+#include <linux/bits.h>
 #include <linux/build_bug.h>
 #include <linux/errno.h>
 #include <linux/string.h>
 #include <linux/types.h>
 
 #include <uapi/drm/amdgpu_ualink.h>
+
+/* What this kernel knows, as INFO reports it and the check below accepts. */
+#define AMDGPU_UALINK_IOCTL_OPS	(BIT(AMDGPU_UALINK_OP_INFO) |		\
+				 BIT(AMDGPU_UALINK_OP_EXPORT) |		\
+				 BIT(AMDGPU_UALINK_OP_IMPORT) |		\
+				 BIT(AMDGPU_UALINK_OP_IMPORT_BATCH))
+#define AMDGPU_UALINK_IOCTL_IMPORT_FLAGS	AMDGPU_UALINK_IMPORT_CLOEXEC
+#define AMDGPU_UALINK_IOCTL_BATCH_FLAGS	(AMDGPU_UALINK_IMPORT_CLOEXEC |	\
+					 AMDGPU_UALINK_IMPORT_FDS |	\
+					 AMDGPU_UALINK_IMPORT_RESTART)
 
 static inline bool amdgpu_ualink_ioctl_zero(const void *p, size_t size)
 {
@@ -69,14 +80,12 @@ static inline int amdgpu_ualink_ioctl_check(const struct drm_amdgpu_ualink *args
 		       amdgpu_ualink_ioctl_rest_zero(args, sizeof(*e)) ?
 		       0 : -EINVAL;
 	case AMDGPU_UALINK_OP_IMPORT:
-		return !(i->flags & ~AMDGPU_UALINK_IMPORT_CLOEXEC) && !i->fd &&
+		return !(i->flags & ~AMDGPU_UALINK_IOCTL_IMPORT_FLAGS) && !i->fd &&
 		       (i->handle.lo || i->handle.hi) &&
 		       amdgpu_ualink_ioctl_rest_zero(args, sizeof(*i)) ?
 		       0 : -EINVAL;
 	case AMDGPU_UALINK_OP_IMPORT_BATCH:
-		return !(b->flags & ~(AMDGPU_UALINK_IMPORT_CLOEXEC |
-				      AMDGPU_UALINK_IMPORT_FDS |
-				      AMDGPU_UALINK_IMPORT_RESTART)) &&
+		return !(b->flags & ~AMDGPU_UALINK_IOCTL_BATCH_FLAGS) &&
 		       b->count && b->count <= AMDGPU_UALINK_BATCH_MAX &&
 		       amdgpu_ualink_ioctl_rest_zero(args, sizeof(*b)) ?
 		       0 : -EINVAL;

@@ -280,6 +280,62 @@ static void ioctl_not_available(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ioctl(f, &args), -ENETDOWN);
 }
 
+/*
+ * An otherwise well-formed argument of @op with @flags: does the check
+ * accept it (the device without UALink then says -EOPNOTSUPP) or refuse
+ * it (-EINVAL)?
+ */
+static bool accepted(u32 op, u32 flags, u32 count)
+{
+	struct drm_amdgpu_ualink args = { .op = op };
+
+	if (op == AMDGPU_UALINK_OP_IMPORT) {
+		args.u.imp.handle.lo = 3;
+		args.u.imp.flags = flags;
+	} else if (op == AMDGPU_UALINK_OP_IMPORT_BATCH) {
+		args.u.batch.count = count;
+		args.u.batch.flags = flags;
+	}
+	return amdgpu_ualink_ioctl_unsupported(&args) == -EOPNOTSUPP;
+}
+
+/*
+ * Discovery: INFO lists exactly the operations and flags that the ioctl
+ * accepts, and the largest batch; each bit of each mask both ways.
+ */
+static void ioctl_info_caps(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, ARRAY_SIZE(ids), ids, kinds);
+	struct fake_drv *f = fake(test, pod, A);
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_INFO };
+	const struct drm_amdgpu_ualink_info *info = &args.u.info;
+	unsigned int bit;
+
+	KUNIT_ASSERT_EQ(test, ioctl(f, &args), 0);
+	KUNIT_EXPECT_NE(test, info->ops, 0);
+	for (bit = 0; bit < 32; bit++) {
+		KUNIT_EXPECT_EQ_MSG(test, accepted(bit, 0, 1),
+				    !!(info->ops & BIT(bit)), "op %u", bit);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    accepted(AMDGPU_UALINK_OP_IMPORT, BIT(bit), 1),
+				    !!(info->import_flags & BIT(bit)),
+				    "import flag %u", bit);
+		KUNIT_EXPECT_EQ_MSG(test,
+				    accepted(AMDGPU_UALINK_OP_IMPORT_BATCH, BIT(bit), 1),
+				    !!(info->batch_flags & BIT(bit)),
+				    "batch flag %u", bit);
+	}
+	/* and every flag at once */
+	KUNIT_EXPECT_TRUE(test, accepted(AMDGPU_UALINK_OP_IMPORT,
+					 info->import_flags, 1));
+	KUNIT_EXPECT_TRUE(test, accepted(AMDGPU_UALINK_OP_IMPORT_BATCH,
+					 info->batch_flags, 1));
+	KUNIT_EXPECT_TRUE(test, accepted(AMDGPU_UALINK_OP_IMPORT_BATCH, 0,
+					 info->batch_max));
+	KUNIT_EXPECT_FALSE(test, accepted(AMDGPU_UALINK_OP_IMPORT_BATCH, 0,
+					  info->batch_max + 1));
+}
+
 /* Export and import through the ioctl, with each errno. */
 static void ioctl_export_import(struct kunit *test)
 {
@@ -1096,6 +1152,7 @@ static void ioctl_batch(struct kunit *test)
 static struct kunit_case amdgpu_ualink_ioctl_cases[] = {
 	KUNIT_CASE_PARAM(ioctl_malformed, bad_gen_params),
 	KUNIT_CASE(ioctl_not_available),
+	KUNIT_CASE(ioctl_info_caps),
 	KUNIT_CASE(ioctl_export_import),
 	KUNIT_CASE(ioctl_export_after_close),
 	KUNIT_CASE(ioctl_batch),

@@ -24,6 +24,7 @@ pkgs=(
 	# LLVM >= 17.0.1, bookworm's default clang is 14, so LLVM=-19
 	coccinelle ocaml-nox clang-19 lld-19 llvm-19
 	libdrm-dev intel-gpu-tools pkg-config
+	libjson-c-dev jq	# ualinkctl --json, and its check in IGT tools
 	qemu-system-x86
 	trace-cmd	# records the amdgpu_ualink trace events in the debug guest
 	python3-sphinx	# renders ualink.rst with the kernel's kernel-doc extension

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -63,10 +64,46 @@ static void test_symheap(void)
 	wait_no_leaks(VPOD_ASYNC_MS);
 }
 
+/* Run @cmd as nobody, without any group; its exit status. */
+static int run_nobody(const char *cmd)
+{
+	char line[1024];
+
+	snprintf(line, sizeof(line),
+		 "setpriv --reuid=65534 --regid=65534 --clear-groups sh -c '%s'", cmd);
+	return run(line);
+}
+
+/* The first render node whose driver is @driver, its name in @name; or -1. */
+static int open_render(const char *driver, char *name, size_t size)
+{
+	char path[32];
+	int i, fd;
+
+	for (i = 128; i < 256; i++) {
+		drmVersionPtr v;
+		bool match;
+
+		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
+		fd = open(path, O_RDWR | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		v = drmGetVersion(fd);
+		match = v && !strcmp(v->name, driver);
+		drmFreeVersion(v);
+		if (match) {
+			snprintf(name, size, "renderD%d", i);
+			return fd;
+		}
+		close(fd);
+	}
+	return -1;
+}
+
 static void test_ualinkctl(void)
 {
 	const char *render = strrchr(vpod.path[1], '/') + 1;
-	char cmd[512], handle[64], line[128];
+	char cmd[512], handle[64], line[128], tmp[] = "/tmp/ualinkctl-igt.XXXXXX";
 	int i, to_child[2];
 	FILE *exp;
 
@@ -107,6 +144,23 @@ static void test_ualinkctl(void)
 		 tools(), strrchr(vpod.path[0], '/') + 1, handle);
 	igt_assert_eq(run(cmd), 0);
 	igt_assert(strstr(out, "imported the buffer of accelerator 1 as GEM handle"));
+	/* the same under trace: its request recorded, then reported */
+	snprintf(cmd, sizeof(cmd), "%s/ualinkctl trace %s/ualinkctl import %s %s 2>&1",
+		 tools(), tools(), strrchr(vpod.path[0], '/') + 1, handle);
+	igt_assert_eq(run(cmd), 0);
+	igt_assert(strstr(out, "imported the buffer of accelerator 1 as GEM handle"));
+	igt_assert(strstr(out, " amdgpu_ualink_import_request: "));
+	/*
+	 * trace-cmd fails for a user who may not trace: so does trace (its
+	 * record in a directory that user may write)
+	 */
+	igt_assert(mkdtemp(tmp));
+	igt_assert_eq(chmod(tmp, 01777), 0);
+	snprintf(cmd, sizeof(cmd), "TMPDIR=%s %s/ualinkctl trace true 2>&1",
+		 tmp, tools());
+	igt_assert_eq(run_nobody(cmd), 1);
+	igt_assert(strstr(out, "trace-cmd record failed"));
+	igt_assert_eq(rmdir(tmp), 0);	/* and it left nothing there */
 
 	/* the export ends with ualinkctl; then the handle is unknown */
 	close(to_child[1]);
@@ -122,32 +176,78 @@ static void test_ualinkctl(void)
 	igt_assert_eq(run(cmd), 2);
 	snprintf(cmd, sizeof(cmd), "%s/ualinkctl frobnicate 2>&1", tools());
 	igt_assert_eq(run(cmd), 2);
+	snprintf(cmd, sizeof(cmd), "%s/ualinkctl --frobnicate list 2>&1", tools());
+	igt_assert_eq(run(cmd), 2);
+	/* sizes: negative, past 64 bits, with or without a suffix */
+	for (i = 0; i < 4; i++) {
+		static const char *const bad[] = {
+			"-1", "17179869184G", "0x10000000000000000", "1T",
+		};
+
+		snprintf(cmd, sizeof(cmd), "%s/ualinkctl export %s %s 2>&1",
+			 tools(), render, bad[i]);
+		igt_assert_eq(run(cmd), 2);
+		igt_assert(strstr(out, "not a size"));
+	}
+	igt_assert_eq_u64(count_of(1, C_EXPORTS), 0);
+
+	snprintf(cmd, sizeof(cmd), "%s/ualinkctl --version", tools());
+	igt_assert_eq(run(cmd), 0);
+	igt_assert(!strncmp(out, "ualinkctl ", 10));
 }
 
-/* The first render node whose driver is @driver, its name in @name; or -1. */
-static int open_render(const char *driver, char *name, size_t size)
+/*
+ * ualinkctl list and show read sysfs alone: they work for a user who may
+ * not open the device (anchored: that user's open fails), and --json
+ * gives what jq reads back. Export refuses a driver other than the pod's.
+ */
+static void test_ualinkctl_json(void)
 {
-	char path[32];
+	const char *render = strrchr(vpod.path[1], '/') + 1;
+	char cmd[512], line[128], vgem[32];
+	mode_t mode[VPOD_MAX_ACCELS];
+	struct stat st;
 	int i, fd;
 
-	for (i = 128; i < 256; i++) {
-		drmVersionPtr v;
-		bool match;
-
-		snprintf(path, sizeof(path), "/dev/dri/renderD%d", i);
-		fd = open(path, O_RDWR | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		v = drmGetVersion(fd);
-		match = v && !strcmp(v->name, driver);
-		drmFreeVersion(v);
-		if (match) {
-			snprintf(name, size, "renderD%d", i);
-			return fd;
-		}
-		close(fd);
+	igt_assert(vpod.n_drm <= VPOD_MAX_ACCELS);
+	for (i = 0; i < vpod.n_drm; i++) {
+		igt_assert_eq(stat(vpod.path[i], &st), 0);
+		mode[i] = st.st_mode & 07777;
+		igt_assert_eq(chmod(vpod.path[i], 0600), 0);
 	}
-	return -1;
+	snprintf(cmd, sizeof(cmd), "exec 3<>%s", vpod.path[1]);
+	igt_assert_neq(run_nobody(cmd), 0);
+
+	snprintf(cmd, sizeof(cmd),
+		 "out=$(%s/ualinkctl --json list) && printf %%s \"$out\" | jq -r \".[] | \\\"\\(.device) \\(.accel_id) \\(.accel_state)\\\"\"",
+		 tools());
+	igt_assert_eq(run_nobody(cmd), 0);
+	for (i = 0; i < vpod.n_drm; i++) {
+		snprintf(line, sizeof(line), "%s %d ready\n",
+			 strrchr(vpod.path[i], '/') + 1, i);
+		igt_assert_f(strstr(out, line), "no %s", line);
+	}
+	snprintf(cmd, sizeof(cmd),
+		 "%s/ualinkctl --json show %s | jq -e \".accel_id == 1 and .accel_state == \\\"ready\\\" and (.exports | type) == \\\"number\\\"\"",
+		 tools(), render);
+	igt_assert_eq(run_nobody(cmd), 0);
+	igt_assert(strstr(out, "true"));
+	for (i = 0; i < vpod.n_drm; i++)
+		igt_assert_eq(chmod(vpod.path[i], mode[i]), 0);
+
+	snprintf(cmd, sizeof(cmd),
+		 "%s/ualinkctl --json probe %s | jq -e \".batch_flags == [\\\"cloexec\\\", \\\"fds\\\", \\\"restart\\\"] and .batch_max == %d\"",
+		 tools(), render, AMDGPU_UALINK_BATCH_MAX);
+	igt_assert_eq(run(cmd), 0);
+
+	fd = open_render("vgem", vgem, sizeof(vgem));
+	igt_assert_f(fd >= 0, "no vgem render node\n");
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s/ualinkctl export %s 64K 2>&1 </dev/null",
+		 tools(), vgem);
+	igt_assert_eq(run(cmd), 1);
+	igt_assert(strstr(out, "export needs the emulated pod"));
+	igt_assert(strstr(out, "the driver here is vgem"));
 }
 
 /*
@@ -206,6 +306,10 @@ igt_main
 	igt_describe("ualinkctl: manual, list, show, export, import, errors");
 	vpod_subtest("ualinkctl")
 		test_ualinkctl();
+
+	igt_describe("ualinkctl --json: list and show from sysfs alone, as a user who cannot open the device");
+	vpod_subtest("ualinkctl-json")
+		test_ualinkctl_json();
 
 	igt_describe("discovery: the pod's node lists what it knows, vgem's has no ioctl");
 	vpod_subtest("probe")

@@ -161,17 +161,12 @@ unsigned int ualink_handle_accel(struct drm_amdgpu_ualink_handle h)
 	return h.lo & AMDGPU_UALINK_HANDLE_ACCEL_ID_MASK;
 }
 
-int ualink_sysfs_read(int fd, const char *attr, char *buf, size_t size)
+/* Read the sysfs file @path into @buf, without its newline. */
+static int read_attr(const char *path, char *buf, size_t size)
 {
-	char path[128];
-	struct stat st;
 	ssize_t len;
 	int f;
 
-	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
-		return -ENODEV;
-	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/ualink/%s",
-		 major(st.st_rdev), minor(st.st_rdev), attr);
 	f = open(path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
 		return -errno;
@@ -183,6 +178,31 @@ int ualink_sysfs_read(int fd, const char *attr, char *buf, size_t size)
 	if (len && buf[len - 1] == '\n')
 		buf[--len] = '\0';
 	return len;
+}
+
+int ualink_sysfs_read(int fd, const char *attr, char *buf, size_t size)
+{
+	char path[128];
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISCHR(st.st_mode))
+		return -ENODEV;
+	snprintf(path, sizeof(path), "/sys/dev/char/%u:%u/device/ualink/%s",
+		 major(st.st_rdev), minor(st.st_rdev), attr);
+	return read_attr(path, buf, size);
+}
+
+int ualink_sysfs_read_node(const char *node, const char *attr, char *buf,
+			   size_t size)
+{
+	char path[256];
+
+	if (!*node || strchr(node, '/') || node[0] == '.' ||
+	    strchr(attr, '/') ||
+	    snprintf(path, sizeof(path), "/sys/class/drm/%s/device/ualink/%s",
+		     node, attr) >= (int)sizeof(path))
+		return -EINVAL;
+	return read_attr(path, buf, size);
 }
 
 bool ualink_ready(int fd)

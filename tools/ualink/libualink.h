@@ -68,6 +68,13 @@ unsigned int ualink_handle_accel(struct drm_amdgpu_ualink_handle h);
  * attribute
  */
 int ualink_sysfs_read(int fd, const char *attr, char *buf, size_t size);
+/*
+ * the same by the name of the device's DRM node ("renderD128"), without
+ * opening it: -ENOENT also for no such node, -EINVAL for a name that is
+ * not one
+ */
+int ualink_sysfs_read_node(const char *node, const char *attr, char *buf,
+			   size_t size);
 /* accel_state reads "ready": exports and imports work now */
 bool ualink_ready(int fd);
 

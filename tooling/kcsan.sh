@@ -19,6 +19,8 @@ run=$OUT/kcsan
 rm -rf "$OUT/igt-kcsan" "$run"
 make -s -j"$JOBS" -C "$REPO/tests/igt" OUT="$OUT/igt-kcsan" CC="ccache gcc" || exit 1
 make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" || exit 1
+# the example built against an installed libualink, which IGT tools runs
+"$REPO/tooling/lib-install.sh" "$OUT/tools" > "$OUT/lib-install.log" 2>&1 || exit 1
 
 VM_KMEMLEAK=0 "$REPO/tooling/vm-run.sh" "$OUT/vm-kcsan/arch/x86/boot/bzImage" "$run" \
 	"UALINK_GUEST_AMDGPU=0 UALINK_GUEST_KCSAN=1 UALINK_GUEST_FUZZ_SECONDS=60 sh $REPO/tooling/guest-tests.sh $OUT/vm-kcsan $OUT/igt-kcsan $OUT/tools" \

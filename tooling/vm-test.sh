@@ -24,6 +24,13 @@ make -s -j"$JOBS" -C "$REPO/tests/igt" OUT="$OUT/igt" CC="ccache gcc" ||
 rm -rf "$OUT/tools"
 make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" ||
 	r fail static "build: tools/ualink"
+# libualink installed as a package would be, checked, and the example
+# built against the installed copy (IGT tools runs it)
+"$REPO/tooling/lib-install.sh" "$OUT/tools" > "$OUT/lib-install.log" 2>&1
+grep -E '^(pass|fail) ' "$OUT/lib-install.log" | while read -r st name note; do
+	r "$st" test "lib-install:$name" "$note"
+done
+grep -q '^pass ' "$OUT/lib-install.log" || r fail test lib-install "see $OUT/lib-install.log"
 
 rc=1
 if [ "$built" = 1 ]; then

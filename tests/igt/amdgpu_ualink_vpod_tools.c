@@ -100,6 +100,32 @@ static int open_render(const char *driver, char *name, size_t size)
 	return -1;
 }
 
+/*
+ * The example built against the installed libualink (tooling/lib-install.sh
+ * installed it and built it against that copy through pkg-config), run
+ * with the installed shared library: the same start-up as above.
+ */
+static void test_symheap_installed(void)
+{
+	char cmd[768], libdir[256] = "";
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "%s/pkg/libdir", tools());
+	f = fopen(cmd, "r");
+	igt_assert_f(f, "no installed libualink in %s/pkg\n", tools());
+	igt_assert(fgets(libdir, sizeof(libdir), f));
+	fclose(f);
+	libdir[strcspn(libdir, "\n")] = '\0';
+	/* the program needs the shared library, found there and only there */
+	snprintf(cmd, sizeof(cmd), "%s/pkg/ualink_symheap 262144 2>&1", tools());
+	igt_assert_neq(run(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "LD_LIBRARY_PATH=%s %s/pkg/ualink_symheap 262144 2>&1",
+		 libdir, tools());
+	igt_assert_eq(run(cmd), 0);
+	igt_assert_f(strstr(out, "PASS: every rank read all"), "no PASS line\n");
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
 static void test_ualinkctl(void)
 {
 	const char *render = strrchr(vpod.path[1], '/') + 1;
@@ -302,6 +328,10 @@ igt_main
 	igt_describe("N processes start a symmetric heap: export, all-gather, batch import, write, verify");
 	vpod_subtest("symmetric-heap")
 		test_symheap();
+
+	igt_describe("the symmetric heap built against the installed libualink.so");
+	vpod_subtest("symmetric-heap-installed")
+		test_symheap_installed();
 
 	igt_describe("ualinkctl: manual, list, show, export, import, errors");
 	vpod_subtest("ualinkctl")

@@ -53,12 +53,17 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* The accelerators with UALink that are ready, in accelerator ID order. */
+/*
+ * The accelerators with UALink that are active and import batches, in
+ * accelerator ID order: every render node is probed (a driver without the
+ * ioctl, or a device without UALink, is skipped).
+ */
 static void find_ranks(void)
 {
-	char path[32], id[16];
+	struct drm_amdgpu_ualink_info info;
 	int minor, by_id[1024];
 	unsigned int a;
+	char path[32];
 
 	memset(by_id, -1, sizeof(by_id));
 	for (minor = 128; minor < 192; minor++) {
@@ -68,10 +73,11 @@ static void find_ranks(void)
 		fd = open(path, O_RDWR | O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		if (ualink_ready(fd) &&
-		    ualink_sysfs_read(fd, "accel_id", id, sizeof(id)) > 0 &&
-		    atoi(id) >= 0 && atoi(id) < 1024)
-			by_id[atoi(id)] = minor;
+		if (!ualink_probe(fd, &info) &&
+		    info.state == AMDGPU_UALINK_STATE_ACTIVE &&
+		    info.ops & 1u << AMDGPU_UALINK_OP_IMPORT_BATCH &&
+		    info.accel_id < 1024)
+			by_id[info.accel_id] = minor;
 		close(fd);
 	}
 	for (a = 0; a < 1024 && n_ranks < MAX_RANKS; a++)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * The rare errnos of amdgpu_ualink.h, each forced through the uAPI on the
- * emulated pod: EIO (the exporter's IP refuses the grant), ENETDOWN (in
+ * emulated pod: EREMOTEIO (the exporter's IP refuses the grant), ENETDOWN (in
  * the middle of a GPU reset, which the emulated pod can hold), EINTR (a
  * signal during the wait), ENOLINK (the exporter goes offline during the
  * call), ENOSPC (the exporter's NPA window is used up), ENOENT
@@ -110,23 +110,23 @@ static void connected(int fd0, int fd1, struct drm_amdgpu_ualink_handle *h,
 }
 
 /*
- * EIO: the exporter's IP refuses to let us in (its access table update
- * fails). The import fails with EIO, the exporter keeps no grant and no
- * mapping made for us, and the next import succeeds; in a batch only the
- * refused entry fails.
+ * EREMOTEIO: the exporter's IP refuses to let us in (its access table
+ * update fails). The import fails with EREMOTEIO (not EIO: our device is
+ * fine), the exporter keeps no grant and no mapping made for us, and the
+ * next import succeeds; in a batch only the refused entry fails.
  */
-static void test_eio(void)
+static void test_eremoteio(void)
 {
 	int fd0 = vpod_open(0), fd1 = vpod_open(1);
 	struct drm_amdgpu_ualink_batch_entry e[2] = {};
 	struct drm_amdgpu_ualink_handle h, h2;
 	char buf[32];
-	int i, eio = 0;
+	int i, refused = 0;
 
 	connected(fd0, fd1, &h, 40);
 	exported_buffer(fd1, SIZE, 41, &h2);
 	set_refuse_access(1, 1);
-	expect_import_error(fd0, h, EIO);
+	expect_import_error(fd0, h, EREMOTEIO);
 	igt_assert_lt(0, dbg_read("node1/refuse_access", buf, sizeof(buf)));
 	igt_assert_eq(atoi(buf), 0);
 	igt_assert_eq_u64(count_of(1, C_GRANTS), 0);
@@ -139,15 +139,15 @@ static void test_eio(void)
 	igt_assert_eq(ualink_import_batch(fd0, e, 2, 0), 0);
 	for (i = 0; i < 2; i++) {
 		igt_info("batch entry %d: %s\n", i, strerror(-e[i].error));
-		if (e[i].error == -EIO) {
-			eio++;
+		if (e[i].error == -EREMOTEIO) {
+			refused++;
 			igt_assert_eq_u32(e[i].gem_handle, 0);
 		} else {
 			igt_assert_eq(e[i].error, 0);
 			gpu_expect(fd0, e[i].gem_handle, 0, 4096, 40 + i);
 		}
 	}
-	igt_assert_eq(eio, 1);
+	igt_assert_eq(refused, 1);
 	batch_close(fd0, e, 2);
 	vpod_cleanup();
 	wait_no_leaks(VPOD_ASYNC_MS);
@@ -1000,10 +1000,10 @@ igt_main
 	igt_fixture
 		vpod_init();
 
-	igt_describe("the exporter's IP refuses the grant: EIO, alone in a batch");
-	vpod_subtest("errno-eio") {
-		igt_set_timeout(SUBTEST_TIMEOUT, "errno-eio");
-		test_eio();
+	igt_describe("the exporter's IP refuses the grant: EREMOTEIO, alone in a batch");
+	vpod_subtest("errno-eremoteio") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-eremoteio");
+		test_eremoteio();
 	}
 
 	igt_describe("in a GPU reset: ENETDOWN for export, import and batch, then success");

@@ -167,7 +167,7 @@ static void seed_worker(uint64_t seed, unsigned int w)
 static const int create_errnos[] = { ENOSPC, ENOMEM, 0 };
 static const int export_errnos[] = { ENETDOWN, ENOSPC, ENOMEM, 0 };
 static const int import_errnos[] = {
-	ENOENT, EACCES, ENETDOWN, ETIMEDOUT, ENOSPC, ENOLINK, EIO, ENOMEM, 0
+	ENOENT, EACCES, ENETDOWN, ETIMEDOUT, ENOSPC, ENOLINK, EREMOTEIO, ENOMEM, 0
 };
 static const int batch_errnos[] = { ENETDOWN, ENOMEM, 0 };
 static const int access_errnos[] = { ENODEV, 0 };

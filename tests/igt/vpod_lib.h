@@ -229,7 +229,7 @@ void wait_state(unsigned int id, const char *state, unsigned int timeout_ms);
 
 /* recorded settings, restored by vpod_cleanup() */
 void set_fault(unsigned int id, const char *rule);
-/* the next @n grants of node @id fail in its access table (EIO) */
+/* the next @n grants of node @id fail in its access table (EREMOTEIO) */
 void set_refuse_access(unsigned int id, unsigned int n);
 /* node @id's NPA window used up: nothing more fits in it (ENOSPC) */
 void set_window_full(unsigned int id);

@@ -122,7 +122,7 @@ const char *ualink_strerror(int err)
 	case ETIMEDOUT: return "the exporter did not answer in time";
 	case ENOSPC: return "no room: the exporter's NPA window, or device memory to pin";
 	case ENOLINK: return "the exporter is offline, or reset during the call";
-	case EIO: return "the exporter refused";
+	case EREMOTEIO: return "the exporter refused";
 	case ERANGE: return "this GPU cannot address the granted range";
 	case EPERM: return "this buffer cannot be exported";
 	case ENOMEM: return "out of memory";

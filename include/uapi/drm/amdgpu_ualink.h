@@ -213,66 +213,95 @@ struct drm_amdgpu_ualink_import_batch {
 /**
  * struct drm_amdgpu_ualink - the argument of DRM_IOCTL_AMDGPU_UALINK
  *
- * Errors, one meaning each:
+ * Errors, one meaning each (reviewed against the DRM uAPI guidelines,
+ * Documentation/gpu/drm-uapi.rst; "ops" says where each can come from):
  *
- * - ``EINVAL``: malformed: unknown @op, non-zero @pad, padding or union
- *   bytes the operation does not use, output fields not zero on input
- *   (export handle; import fd; a batch entry's gem_handle, fd, error,
- *   unless it is a finished entry of a restarted batch), unknown
- *   flags, a zero UALink handle, a batch count of 0 or above the maximum
- * - ``EFAULT``: a batch's entries cannot be read or written (imports
- *   already made then stay, as GEM handles and fds of the calling file)
- * - ``ENOENT``: unknown GEM handle (export; also one closed while the
- *   export was being made), or unknown or invalid UALink handle, or an
- *   export that went while it was being imported
- * - ``EACCES``: the handle names an accelerator outside our virtual pod
- * - ``EOPNOTSUPP``: the device has no UALink (INFO too: nothing to say)
- * - ``ENETDOWN``: the device has UALink but is not active in its pod now
- *   (resetting or offline: INFO's state says which, and the ``ualink/``
- *   sysfs directory's ``accel_state`` does not read ``ready``), or it
- *   stopped during the call (an import then fails at once rather than
- *   wait for a mailbox that may not come back); retry once it is
- *   active. Not ``EOPNOTSUPP``, which would tell userspace to stop
- *   looking for UALink on this device for good; not ``ENOLINK``, which
- *   is about the exporter's side; not ``EAGAIN``, which libdrm's
- *   drmIoctl() retries at once, in a loop, for as long as a reset lasts
- * - ``ETIMEDOUT``: the exporter did not answer in time (the mailbox
- *   timeout, counted from when the request was first sent), or the
- *   request waited that long for its turn to be sent; a request
- *   that fails so fails alone, other imports from the exporter go on
- * - ``ENOSPC``: the exporter's NPA window is full (import); no room in
- *   device memory to pin the buffer for its importers (export)
- * - ``ENOLINK``: the exporter is offline, or it reset or went offline
- *   during the call
- * - ``EIO``: the exporter refused for another reason
- * - ``ERANGE``: this device's GPU page tables cannot address the range the
- *   exporter granted (its UALink IP cannot reach that part of the pod's
- *   address space); nothing is imported
- * - ``EPERM``: export of a buffer that cannot be exported (not in device
- *   memory, userptr, imported, itself a UALink import, sharing its VM's
- *   reservation (VM_ALWAYS_VALID) or encrypted (TMZ))
- * - ``ENOMEM``, ``EMFILE``, ``ENFILE``: out of memory or of file
- *   descriptors
- * - ``ENODEV``: the device was unplugged (DRM's own answer to every
- *   ioctl then); an import waiting when it left the pod fails with
- *   ``ENOLINK``. The UALink state is torn down only once the last file is
- *   closed, so no call sees it go
- * - ``EINTR``: a signal interrupted the wait; the call may be restarted
- *   as it is (a batch keeps what it finished, see
- *   &drm_amdgpu_ualink_import_batch)
- * - ``ENOBUFS``: too many imports, of all processes, wait for their turn
- *   to be sent to this exporter (``AMDGPU_UALINK_REQ_QUEUED`` in the
- *   kernel, 4,096); nothing was sent, retry later
- * - ``EDQUOT``: an import, or a batch's entry, would take the calling
- *   process past its quota of imports in flight on the device
- *   (``import_quota`` of amdgpu_ualink.ko, 1,024 by default, whichever
- *   files and threads they come from; one whose caller stopped waiting
- *   counts until the exporter answered); nothing was sent for it, retry
- *   once others are done. A batch larger than the quota fails whole. An
- *   import of a handle the device holds granted already sends nothing and
- *   is never refused so. Not ``EAGAIN``, which libdrm's drmIoctl()
- *   retries at once, in a loop, nor ``ENOSPC``, which says the exporter's
- *   window is full
+ * ==============  ===========  ============================================
+ * errno           ops          meaning
+ * ==============  ===========  ============================================
+ * EINVAL          all          malformed argument: unknown @op, non-zero @pad,
+ *                              padding or union bytes the operation does not
+ *                              use, output fields not zero on input (export
+ *                              handle; import fd; a batch entry's
+ *                              gem_handle, fd, error, unless it is a
+ *                              finished entry of a restarted batch), unknown
+ *                              flags, a zero UALink handle, a batch count of
+ *                              0 or above the maximum. Also DRM's answer on
+ *                              a driver without this ioctl (see INFO)
+ * EFAULT          all          the argument, or a batch's entries, cannot
+ *                              be read or written (imports a batch made
+ *                              then stay, as GEM handles and fds of the
+ *                              calling file)
+ * ENOENT          export,      what the call names does not exist: the GEM
+ *                 import       handle (export; also one closed while the
+ *                              export was made), or the UALink handle
+ *                              (import: its exporter knows no such export,
+ *                              or it was unexported while the import was
+ *                              under way)
+ * EACCES          import       the handle names an accelerator outside our
+ *                              virtual pod
+ * EOPNOTSUPP      all          the device has no UALink (INFO too: nothing
+ *                              to say); look no further on this device
+ * ENETDOWN        all but      the device has UALink but is not active in
+ *                 INFO         its pod now (resetting or offline: INFO's
+ *                              state says which, and sysfs ``accel_state``
+ *                              does not read ``ready``), or it stopped
+ *                              during the call; retry once it is active.
+ *                              Not EAGAIN, which libdrm's drmIoctl() retries
+ *                              at once, in a loop, as long as a reset lasts
+ * ETIMEDOUT       import       the exporter did not answer in time (the
+ *                              mailbox timeout, counted from when the
+ *                              request was first sent), or the request
+ *                              waited that long for its turn; it fails
+ *                              alone, other imports from the exporter go on
+ * ENOSPC          import,      no room: the exporter's NPA window is full
+ *                 export       (import); device memory to pin the buffer
+ *                              for its importers (export)
+ * ENOLINK         import       the exporter is offline, or it reset or went
+ *                              offline during the call
+ * EREMOTEIO       import       the exporter refused for another reason (its
+ *                              fabric port would not let us in, its buffer
+ *                              could not be pinned again after a resume)
+ * ERANGE          import       this device's GPU page tables cannot address
+ *                              the range the exporter granted; nothing is
+ *                              imported
+ * EPERM           export       the buffer cannot be exported (not in device
+ *                              memory, userptr, imported, itself a UALink
+ *                              import, sharing its VM's reservation
+ *                              (VM_ALWAYS_VALID) or encrypted (TMZ))
+ * ENOMEM          all          out of memory
+ * EMFILE, ENFILE  import       out of file descriptors (with fds)
+ * ENODEV          all          the device was unplugged (DRM's own answer
+ *                              to every ioctl then). The UALink state is
+ *                              torn down only once the last file is closed,
+ *                              so no call sees it go
+ * EINTR           export,      a signal interrupted the wait (for the pin,
+ *                 import       for the exporter); the call may
+ *                              be restarted as it is (a batch keeps what it
+ *                              finished, see &drm_amdgpu_ualink_import_batch)
+ * ENOBUFS         import       too many imports, of all processes, wait for
+ *                              their turn to be sent to this exporter (4,096
+ *                              in the kernel); nothing was sent, retry later
+ * EDQUOT          import       the call would take the calling process past
+ *                              its quota of imports in flight on the device
+ *                              (``import_quota`` of amdgpu_ualink.ko, 1,024
+ *                              by default, whichever files and threads they
+ *                              come from; one whose caller stopped waiting
+ *                              counts until the exporter answered); nothing
+ *                              was sent, retry once others are done. A batch
+ *                              larger than the quota fails whole; a handle
+ *                              the device holds granted already is never
+ *                              refused so
+ * ==============  ===========  ============================================
+ *
+ * EIO is not among them: as drm-uapi.rst has it, EIO says the GPU is dead,
+ * and nothing of this ioctl reports that (an exporter that refuses is
+ * alive: EREMOTEIO). EDQUOT is a quota per process, as the keyrings' per
+ * user quota is: strerror() calls it "Disk quota exceeded", so say
+ * ualink_strerror() or the table above to users. It is not EAGAIN, which
+ * drmIoctl() retries at once, in a loop, nor ENOSPC, which says the
+ * exporter's window is full. ENOENT is the one answer to "no such name",
+ * as GEM's own lookups give it; the operation says which name.
  *
  * A batch reports the errnos of imports per entry and fails as a whole
  * only with ``EINVAL``, ``EFAULT``, ``ENOMEM``, ``EOPNOTSUPP``,

@@ -1468,7 +1468,7 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
  *
  * From amdgpu_device_resume(), once buffers can move again (the IB tests
  * flushed). An export whose buffer cannot be pinned again refuses its
- * importers (-EIO for them) until it ends.
+ * importers (-EREMOTEIO for them) until it ends.
  */
 void amdgpu_ualink_resume(struct amdgpu_device *adev)
 {

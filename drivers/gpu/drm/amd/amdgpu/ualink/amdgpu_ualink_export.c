@@ -1002,7 +1002,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_export_unpin_all);
  *
  * Pins every export amdgpu_ualink_export_unpin_all() unpinned. One whose
  * pin fails stays unpinned, and its importers' NPA_REQ get NPA_FAIL
- * "error" (-EIO) until it ends.
+ * "error" (-EREMOTEIO for them) until it ends.
  *
  * Context: process context, where the driver may move buffers; takes
  * &amdgpu_ualink_dev.lock.

@@ -39,7 +39,7 @@
  *
  * The exporter's answer makes the import READY, with the granted range,
  * or FAILED: -ENOENT for an unknown or unauthorised handle, -ENOSPC when
- * the exporter's window is full, -EIO for any other refusal, -ETIMEDOUT
+ * the exporter's window is full, -EREMOTEIO for any other refusal, -ETIMEDOUT
  * when the exporter stays silent, -ENOLINK when its connection ended.
  *
  * When the last reference goes, a READY import (or a PENDING one whose
@@ -273,8 +273,8 @@ static int fail_errno(u32 reason)
 		return -ENOENT;
 	case AMDGPU_UALINK_FAIL_NO_SPACE:
 		return -ENOSPC;
-	default:
-		return -EIO;
+	default:	/* EIO is for a dead device: the exporter is alive */
+		return -EREMOTEIO;
 	}
 }
 
@@ -726,7 +726,7 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_import_start);
  * and ask anew; amdgpu_ualink_import_unpark() drops what is parked.
  *
  * Returns: 0 when the range is granted; -ENOENT (unknown handle, or the
- * export went meanwhile), -ENOSPC, -EIO, -ETIMEDOUT, -ENOLINK (the
+ * export went meanwhile), -ENOSPC, -EREMOTEIO, -ETIMEDOUT, -ENOLINK (the
  * exporter's connection ended) as the exporter answered or not;
  * -EDQUOT (the owner's quota), -ENOBUFS (the exporter's queue),
  * -ESHUTDOWN, -ENOMEM from the mailbox; -ERESTARTSYS when interrupted.

@@ -157,7 +157,8 @@ struct amdgpu_ualink_vpod_node {
 	struct mutex access_lock;
 	/**
 	 * @refuse_access: the next this many programmings of @access fail
-	 * (-EIO), as an IP that rejects an access-table update would;
+	 * (-EIO; the importer gets EREMOTEIO), as an IP that rejects an
+	 * access-table update would;
 	 * debugfs ``refuse_access``, read and decremented under @access_lock
 	 */
 	u32 refuse_access;

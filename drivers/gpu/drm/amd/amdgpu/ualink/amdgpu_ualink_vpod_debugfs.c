@@ -84,7 +84,7 @@
  * ``node<id>/refuse_access``
  *	the next this many updates of the accelerator's access table (a
  *	grant to an importer) fail, as an IP that rejects one would: the
- *	importer's call fails with EIO; counts down to 0
+ *	importer's call fails with EREMOTEIO; counts down to 0
  * ``node<id>/window_fill``
  *	write ``fill`` to take every range of the accelerator's NPA window
  *	that is free, as if other exports used it all up: its core then has

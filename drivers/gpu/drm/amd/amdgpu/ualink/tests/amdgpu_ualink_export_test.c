@@ -188,7 +188,7 @@ static bool a_idle(void *arg)
  * An export is pinned from its creation to its end, by the exporter's
  * process; a failed pin fails the export. A suspend unpins it after the
  * device left the pod (the handle still resolves, importers are refused
- * with -EIO meanwhile) and the resume pins it again (a signal may end
+ * with -EREMOTEIO meanwhile) and the resume pins it again (a signal may end
  * the wait of the first pin, not that of the resume); one that cannot be
  * pinned again keeps refusing, and its end does not unpin it twice.
  */
@@ -228,7 +228,7 @@ static void export_pinned_at_export(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->num_pins, 0);
 	KUNIT_EXPECT_EQ(test, o->refs, 1);	/* the export's */
 	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->bad_unpins), 0);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EIO);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EREMOTEIO);
 
 	/* resume: pinned again, but o2, which cannot be */
 	o2->pin_error = -ENOMEM;
@@ -239,7 +239,7 @@ static void export_pinned_at_export(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->num_pins, 1);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
 	amdgpu_ualink_import_put(ib);
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &ib), -EIO);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h2, &ib), -EREMOTEIO);
 	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
 	amdgpu_ualink_export_destroy(a, &o->slot);
 	amdgpu_ualink_export_destroy(a, &o2->slot);

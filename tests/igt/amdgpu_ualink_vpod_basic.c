@@ -165,9 +165,14 @@ static void test_sysfs(void)
 		expect_sysfs(i, "local_accels", want);
 		expect_sysfs_u64(i, "exports", count_of(i, C_EXPORTS));
 		expect_sysfs_u64(i, "imports", count_of(i, C_IMPORTS));
-		/* what the device cannot know is not there */
-		igt_assert_eq(sysfs_read(i, "link_type", buf, sizeof(buf)), -ENOENT);
-		igt_assert_eq(sysfs_read(i, "bandwidth", buf, sizeof(buf)), -ENOENT);
+		/* the link is emulated; what the emulator cannot know says so */
+		expect_sysfs(i, "link_type", "emulated");
+		expect_sysfs_u64(i, "ppod_size", n);
+		expect_sysfs(i, "bandwidth", "unknown");
+		expect_sysfs(i, "ppod_id", "unknown");
+		expect_sysfs_u64(i, "fabric_refusals", fabric_faults(i));
+		/* and what only amdgpu's IP could say is not there */
+		igt_assert_eq(sysfs_read(i, "no_such_attribute", buf, sizeof(buf)), -ENOENT);
 		vpod_close(fd);
 	}
 

@@ -8,6 +8,8 @@
 #include <fcntl.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -325,6 +327,15 @@ static void test_close_race(enum close_order order)
 }
 
 /* @accel reads @size bytes at @npa and finds the pattern of @seed */
+/* A number in the ualink/ directory of accelerator @id's device. */
+static uint64_t sysfs_u64(unsigned int id, const char *attr)
+{
+	char buf[32];
+
+	igt_assert_lt(0, sysfs_read(id, attr, buf, sizeof(buf)));
+	return strtoull(buf, NULL, 10);
+}
+
 static void peek_expect(unsigned int accel, uint64_t npa, uint32_t seed)
 {
 	uint8_t buf[4096];
@@ -358,8 +369,11 @@ static void test_fabric_unreachable(void)
 	peek_expect(0, npa, 81);
 	peek_expect(2, npa, 81);
 	faults = fabric_faults(1);
+	igt_assert_eq_u64(sysfs_u64(1, "fabric_refusals"), faults);
 	igt_assert_eq(npa_peek(3, npa, &byte, 1), -ENODEV);
 	igt_assert_eq_u64(fabric_faults(1), faults + 1);
+	/* where an operator looks too */
+	igt_assert_eq_u64(sysfs_u64(1, "fabric_refusals"), faults + 1);
 
 	/* node 0 releases */
 	gem_close(fd0, imp0);

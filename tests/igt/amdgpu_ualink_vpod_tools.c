@@ -254,8 +254,8 @@ static void test_ualinkctl_json(void)
 		igt_assert_f(strstr(out, line), "no %s", line);
 	}
 	snprintf(cmd, sizeof(cmd),
-		 "%s/ualinkctl --json show %s | jq -e \".accel_id == 1 and .accel_state == \\\"ready\\\" and (.exports | type) == \\\"number\\\"\"",
-		 tools(), render);
+		 "%s/ualinkctl --json show %s | jq -e \".accel_id == 1 and .accel_state == \\\"ready\\\" and (.exports | type) == \\\"number\\\" and .link_type == \\\"emulated\\\" and .ppod_size == %d and .bandwidth == \\\"unknown\\\" and (.timeouts | type) == \\\"number\\\" and (.fabric_refusals | type) == \\\"number\\\"\"",
+		 tools(), render, vpod.n_accel);
 	igt_assert_eq(run_nobody(cmd), 0);
 	igt_assert(strstr(out, "true"));
 	for (i = 0; i < vpod.n_drm; i++)

@@ -204,8 +204,12 @@ static int cmd_show(const char *dev)
 {
 	static const char *const attrs[] = {
 		"accel_state", "accel_id", "vpod_id", "vpod_size",
-		"vpod_active_accels", "local_accels", "exports", "imports",
-		"grants", "pins", "peers_connected",
+		"vpod_active_accels", "local_accels", "link_type",
+		"bandwidth", "latency", "ppod_id", "ppod_size", "addr_mode",
+		"exports", "imports", "grants", "pins", "peers_connected",
+		"timeouts", "retransmissions", "drops", "connection_ends",
+		"shootdown_errors", "revoke_timeouts", "release_timeouts",
+		"fabric_refusals",
 	};
 	struct json_object *o = json ? json_object_new_object() : NULL;
 	const char *node = node_name(dev);

@@ -815,9 +815,35 @@ static const struct amdgpu_ualink_gem_ops amdgpu_ualink_gem_ops = {
 	.import_handle = amdgpu_ualink_import_handle,
 };
 
-/* The IP knows no list of the pod's active or local accelerators. */
+/*
+ * The active accelerators of our virtual pod, asked of the IP one by one;
+ * none while we are not active ourselves.
+ */
+static void amdgpu_ualink_active(void *priv, unsigned long *mask)
+{
+	struct amdgpu_ualink *ualink = to_ualink(priv);
+	unsigned int peer;
+
+	for (peer = 0; peer < AMDGPU_UALINK_MAX_ACCELS; peer++)
+		if (peer == ualink->udev.id ?
+		    READ_ONCE(ualink->state) == AMDGPU_UALINK_STATE_ACTIVE :
+		    amdgpu_ualink_member(priv, peer))
+			__set_bit(peer, mask);
+}
+
+static void amdgpu_ualink_link(void *priv, struct amdgpu_ualink_sysfs_link *link)
+{
+	struct amdgpu_ualink *ualink = to_ualink(priv);
+
+	if (ualink->hw->link)
+		ualink->hw->link(ualink->adev, link);
+}
+
+/* The IP knows no list of the accelerators this host drives. */
 static const struct amdgpu_ualink_sysfs_ops amdgpu_ualink_sysfs_ops = {
 	.info = amdgpu_ualink_info,
+	.active = amdgpu_ualink_active,
+	.link = amdgpu_ualink_link,
 };
 
 /**

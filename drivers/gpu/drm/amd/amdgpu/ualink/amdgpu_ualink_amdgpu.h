@@ -19,6 +19,7 @@ struct amdgpu_device;
 struct amdgpu_ualink_mbox_ops;
 struct amdgpu_ualink_pt_ops;
 struct amdgpu_ualink_pte_format;
+struct amdgpu_ualink_sysfs_link;
 struct dma_buf;
 struct drm_device;
 struct drm_file;
@@ -81,6 +82,13 @@ struct amdgpu_ualink_hw_funcs {
 	bool (*vpod)(struct amdgpu_device *adev, u32 *vpod_id, u32 *vpod_size);
 	/** @member: is @peer an active member of our virtual pod? */
 	bool (*member)(struct amdgpu_device *adev, u16 peer);
+	/**
+	 * @link: optional; what firmware says of the link and the physical
+	 * pod, for the ``ualink/`` sysfs directory (@link is zeroed: what
+	 * is left zero reads ``unknown``)
+	 */
+	void (*link)(struct amdgpu_device *adev,
+		     struct amdgpu_ualink_sysfs_link *link);
 	/**
 	 * @allow: let @importer reach our range @npa, @size: add it to the
 	 * range's access set, which the IP checks against the requester of

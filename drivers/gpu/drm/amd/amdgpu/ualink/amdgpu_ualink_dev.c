@@ -229,6 +229,36 @@ void amdgpu_ualink_dev_get_counts(struct amdgpu_ualink_dev *dev,
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_get_counts);
 
 /**
+ * amdgpu_ualink_dev_get_errors - the error counters of an accelerator
+ * @dev: the state
+ * @errors: filled in
+ *
+ * Sums the mailbox's counters over every peer that ever talked (a peer's
+ * counters outlive its connections) and adds the export and import
+ * sides' own.
+ */
+void amdgpu_ualink_dev_get_errors(struct amdgpu_ualink_dev *dev,
+				  struct amdgpu_ualink_dev_errors *errors)
+{
+	struct amdgpu_ualink_mbox_stats st;
+	unsigned int i;
+
+	memset(errors, 0, sizeof(*errors));
+	amdgpu_ualink_mbox_get_stats(dev->mbox, -1, &st);
+	errors->timeouts = st.timeouts;
+	for (i = 0; i < AMDGPU_UALINK_MSG_TYPES; i++)
+		errors->retransmissions += st.retransmitted[i];
+	for (i = 0; i < AMDGPU_UALINK_DROP_REASONS; i++)
+		errors->drops += st.dropped[i];
+	errors->connection_ends = st.resets;
+	/* atomic_t counters: unsigned, they wrap at 2^32 rather than go negative */
+	errors->shootdown_errors = (u32)atomic_read(&dev->shootdown_errors);
+	errors->revoke_timeouts = (u32)atomic_read(&dev->revoke_timeouts);
+	errors->release_timeouts = (u32)atomic_read(&dev->release_timeouts);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dev_get_errors);
+
+/**
  * amdgpu_ualink_dev_print - print an accelerator's UALink state
  * @dev: the state
  * @p: where to print, e.g. a debugfs file

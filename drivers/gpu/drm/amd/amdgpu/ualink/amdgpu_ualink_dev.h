@@ -320,6 +320,36 @@ struct amdgpu_ualink_dev_counts {
 	u64 npa_bytes;
 };
 
+/**
+ * struct amdgpu_ualink_dev_errors - what went wrong since the device's set-up
+ *
+ * Cumulative: each only grows, from amdgpu_ualink_dev_init() on, across
+ * the device's resets, suspends and changes of virtual pod (the last three
+ * wrap at 2^32).
+ */
+struct amdgpu_ualink_dev_errors {
+	/** @timeouts: our requests that no peer answered in time */
+	u64 timeouts;
+	/** @retransmissions: our requests sent again for want of an answer */
+	u64 retransmissions;
+	/** @drops: messages from peers dropped on receipt, for any reason */
+	u64 drops;
+	/** @connection_ends: connections with peers that ended (reset, lost, offline) */
+	u64 connection_ends;
+	/** @shootdown_errors: shootdowns an importer did not acknowledge */
+	u64 shootdown_errors;
+	/**
+	 * @revoke_timeouts: revoked imports released while GPU work on them
+	 * still ran
+	 */
+	u64 revoke_timeouts;
+	/**
+	 * @release_timeouts: ended exports whose importers did not release
+	 * in time and were shut out at the fabric
+	 */
+	u64 release_timeouts;
+};
+
 /* amdgpu_ualink_import_get() found our own handle */
 #define AMDGPU_UALINK_IMPORT_LOCAL	1
 
@@ -334,6 +364,8 @@ void amdgpu_ualink_dev_reset(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_dev_flush(struct amdgpu_ualink_dev *dev);
 void amdgpu_ualink_dev_get_counts(struct amdgpu_ualink_dev *dev,
 				  struct amdgpu_ualink_dev_counts *counts);
+void amdgpu_ualink_dev_get_errors(struct amdgpu_ualink_dev *dev,
+				  struct amdgpu_ualink_dev_errors *errors);
 void amdgpu_ualink_dev_print(struct amdgpu_ualink_dev *dev,
 			     struct drm_printer *p);
 

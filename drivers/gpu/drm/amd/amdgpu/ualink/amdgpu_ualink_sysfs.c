@@ -7,6 +7,7 @@
 #include <linux/kobject.h>
 #include <linux/slab.h>
 #include <linux/sysfs.h>
+#include <linux/uuid.h>
 #include <linux/workqueue.h>
 
 #include "amdgpu_ualink_dev.h"
@@ -32,9 +33,23 @@
  * - ``accel_id``, ``vpod_id``, ``vpod_size``: as INFO gives them.
  * - ``vpod_active_accels``, ``local_accels``: accelerator IDs, in
  *   ascending order, separated by spaces; only on devices whose driver
- *   knows them (the emulated pod).
+ *   knows them (both for the emulated pod; the active ones for amdgpu).
+ * - ``link_type``, ``bandwidth``, ``latency``, ``ppod_id``, ``ppod_size``,
+ *   ``addr_mode``: the link and the physical pod, as AMD's UALink code
+ *   names them, from what the driver's firmware interface says
+ *   (&amdgpu_ualink_sysfs_ops.link); each reads ``unknown`` where it says
+ *   nothing.
  * - ``exports``, ``imports``, ``grants``, ``pins``, ``peers_connected``:
  *   what the device holds right now; all of them are 0 on an idle device.
+ * - ``timeouts``, ``retransmissions``, ``drops``, ``connection_ends``,
+ *   ``shootdown_errors``, ``revoke_timeouts``, ``release_timeouts`` and,
+ *   where the driver counts them, ``fabric_refusals``: what went wrong
+ *   since the device's UALink set-up (amdgpu_ualink_dev_get_errors());
+ *   they only grow.
+ *
+ * The directory is a named attribute group of the device: its files are
+ * made for each device (they carry the device's state), so that a read
+ * needs nothing of the driver's data behind the device.
  *
  * When ``accel_state`` changes, the driver says so
  * (amdgpu_ualink_sysfs_state_changed()): pollers of the attribute wake
@@ -48,32 +63,63 @@
  * (sysfs drains readers when the directory is removed).
  */
 
+/* One file of the directory, made for one device. */
+struct ualink_attr {
+	struct device_attribute dattr;
+	struct amdgpu_ualink_sysfs *s;
+};
+
+enum ualink_attr_id {
+	ATTR_ACCEL_STATE,
+	ATTR_ACCEL_ID,
+	ATTR_VPOD_ID,
+	ATTR_VPOD_SIZE,
+	ATTR_VPOD_ACTIVE_ACCELS,
+	ATTR_LOCAL_ACCELS,
+	ATTR_LINK_TYPE,
+	ATTR_BANDWIDTH,
+	ATTR_LATENCY,
+	ATTR_PPOD_ID,
+	ATTR_PPOD_SIZE,
+	ATTR_ADDR_MODE,
+	ATTR_EXPORTS,
+	ATTR_IMPORTS,
+	ATTR_GRANTS,
+	ATTR_PINS,
+	ATTR_PEERS_CONNECTED,
+	ATTR_TIMEOUTS,
+	ATTR_RETRANSMISSIONS,
+	ATTR_DROPS,
+	ATTR_CONNECTION_ENDS,
+	ATTR_SHOOTDOWN_ERRORS,
+	ATTR_REVOKE_TIMEOUTS,
+	ATTR_RELEASE_TIMEOUTS,
+	ATTR_FABRIC_REFUSALS,
+	NUM_ATTRS
+};
+
 struct amdgpu_ualink_sysfs {
-	struct kobject kobj;
 	struct device *dev;
 	struct amdgpu_ualink_dev *udev;
 	const struct amdgpu_ualink_sysfs_ops *ops;
 	void *priv;
 	/* tells pollers and udev of a change of accel_state */
 	struct work_struct state_work;
+	struct ualink_attr attrs[NUM_ATTRS];
+	struct attribute *ptrs[NUM_ATTRS + 1];	/* NULL-terminated */
+	struct attribute_group group;
 };
 
-static struct amdgpu_ualink_sysfs *to_sysfs(struct kobject *kobj)
+static void sysfs_info(struct amdgpu_ualink_sysfs *s,
+		       struct drm_amdgpu_ualink_info *info)
 {
-	return container_of(kobj, struct amdgpu_ualink_sysfs, kobj);
-}
-
-static void sysfs_info(struct kobject *kobj, struct drm_amdgpu_ualink_info *info)
-{
-	struct amdgpu_ualink_sysfs *s = to_sysfs(kobj);
-
 	memset(info, 0, sizeof(*info));
 	info->accel_id = s->udev->id;
 	s->ops->info(s->priv, info);
 }
 
 /* What accel_state reads now. */
-static const char *accel_state_name(struct kobject *kobj)
+static const char *accel_state_name(struct amdgpu_ualink_sysfs *s)
 {
 	static const char *const names[] = {
 		[AMDGPU_UALINK_STATE_ACTIVE] = "ready",
@@ -82,40 +128,10 @@ static const char *accel_state_name(struct kobject *kobj)
 	};
 	struct drm_amdgpu_ualink_info info;
 
-	sysfs_info(kobj, &info);
+	sysfs_info(s, &info);
 	if (info.state >= ARRAY_SIZE(names) || !names[info.state])
 		return "error";
 	return names[info.state];
-}
-
-static ssize_t accel_state_show(struct kobject *kobj,
-				struct kobj_attribute *attr, char *buf)
-{
-	return sysfs_emit(buf, "%s\n", accel_state_name(kobj));
-}
-
-static ssize_t accel_id_show(struct kobject *kobj, struct kobj_attribute *attr,
-			     char *buf)
-{
-	return sysfs_emit(buf, "%u\n", to_sysfs(kobj)->udev->id);
-}
-
-static ssize_t vpod_id_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	struct drm_amdgpu_ualink_info info;
-
-	sysfs_info(kobj, &info);
-	return sysfs_emit(buf, "%u\n", info.vpod_id);
-}
-
-static ssize_t vpod_size_show(struct kobject *kobj,
-			      struct kobj_attribute *attr, char *buf)
-{
-	struct drm_amdgpu_ualink_info info;
-
-	sysfs_info(kobj, &info);
-	return sysfs_emit(buf, "%u\n", info.vpod_size);
 }
 
 /* The IDs of @mask, space-separated: at most 4,010 characters for 1,024. */
@@ -129,119 +145,185 @@ static ssize_t emit_ids(char *buf, const unsigned long *mask)
 	return len + sysfs_emit_at(buf, len, "\n");
 }
 
-static ssize_t vpod_active_accels_show(struct kobject *kobj,
-				       struct kobj_attribute *attr, char *buf)
-{
-	struct amdgpu_ualink_sysfs *s = to_sysfs(kobj);
-	DECLARE_BITMAP(mask, AMDGPU_UALINK_MAX_ACCELS);
-
-	bitmap_zero(mask, AMDGPU_UALINK_MAX_ACCELS);
-	s->ops->active(s->priv, mask);
-	return emit_ids(buf, mask);
-}
-
-static ssize_t local_accels_show(struct kobject *kobj,
-				 struct kobj_attribute *attr, char *buf)
-{
-	struct amdgpu_ualink_sysfs *s = to_sysfs(kobj);
-	DECLARE_BITMAP(mask, AMDGPU_UALINK_MAX_ACCELS);
-
-	bitmap_zero(mask, AMDGPU_UALINK_MAX_ACCELS);
-	s->ops->local(s->priv, mask);
-	return emit_ids(buf, mask);
-}
-
-/* One of the unsigned counters of &struct amdgpu_ualink_dev_counts. */
-static ssize_t count_show(struct kobject *kobj, char *buf, size_t offset)
-{
-	struct amdgpu_ualink_dev_counts c;
-
-	amdgpu_ualink_dev_get_counts(to_sysfs(kobj)->udev, &c);
-	return sysfs_emit(buf, "%u\n", *(unsigned int *)((char *)&c + offset));
-}
-
-static ssize_t exports_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return count_show(kobj, buf, offsetof(struct amdgpu_ualink_dev_counts, exports));
-}
-
-static ssize_t imports_show(struct kobject *kobj, struct kobj_attribute *attr,
-			    char *buf)
-{
-	return count_show(kobj, buf, offsetof(struct amdgpu_ualink_dev_counts, imports));
-}
-
-static ssize_t grants_show(struct kobject *kobj, struct kobj_attribute *attr,
-			   char *buf)
-{
-	return count_show(kobj, buf, offsetof(struct amdgpu_ualink_dev_counts, grants));
-}
-
-static ssize_t pins_show(struct kobject *kobj, struct kobj_attribute *attr,
+static ssize_t emit_link(struct amdgpu_ualink_sysfs *s, enum ualink_attr_id id,
 			 char *buf)
 {
-	return count_show(kobj, buf, offsetof(struct amdgpu_ualink_dev_counts, pins));
+	struct amdgpu_ualink_sysfs_link link = {};
+
+	if (s->ops->link)
+		s->ops->link(s->priv, &link);
+	switch (id) {
+	case ATTR_LINK_TYPE:
+		return sysfs_emit(buf, "%s\n", link.link_type ?: "unknown");
+	case ATTR_ADDR_MODE:
+		return sysfs_emit(buf, "%s\n", link.addr_mode ?: "unknown");
+	case ATTR_BANDWIDTH:
+		if (!link.bandwidth_mbytes)
+			break;
+		return sysfs_emit(buf, "%u\n", link.bandwidth_mbytes);
+	case ATTR_LATENCY:
+		if (!link.latency_ns)
+			break;
+		return sysfs_emit(buf, "%u\n", link.latency_ns);
+	case ATTR_PPOD_ID:
+		if (uuid_is_null(&link.ppod_id))
+			break;
+		return sysfs_emit(buf, "%pUb\n", &link.ppod_id);
+	default:	/* ATTR_PPOD_SIZE */
+		if (!link.ppod_size)
+			break;
+		return sysfs_emit(buf, "%u\n", link.ppod_size);
+	}
+	return sysfs_emit(buf, "unknown\n");
 }
 
-static ssize_t peers_connected_show(struct kobject *kobj,
-				    struct kobj_attribute *attr, char *buf)
+static ssize_t emit_count(struct amdgpu_ualink_sysfs *s, enum ualink_attr_id id,
+			  char *buf)
 {
-	struct amdgpu_ualink_mbox *mbox = to_sysfs(kobj)->udev->mbox;
+	struct amdgpu_ualink_mbox *mbox = s->udev->mbox;
+	struct amdgpu_ualink_dev_counts c;
 	enum amdgpu_ualink_conn_state state;
-	unsigned int id, n = 0;
+	unsigned int n = 0, peer;
 	u64 generation;
 
-	for (id = 0; id < AMDGPU_UALINK_MAX_ACCELS; id++)
-		n += !amdgpu_ualink_mbox_peer_state(mbox, id, &state, &generation) &&
-		     state == AMDGPU_UALINK_CONN_ESTABLISHED;
+	if (id == ATTR_PEERS_CONNECTED) {
+		for (peer = 0; peer < AMDGPU_UALINK_MAX_ACCELS; peer++)
+			n += !amdgpu_ualink_mbox_peer_state(mbox, peer, &state,
+							    &generation) &&
+			     state == AMDGPU_UALINK_CONN_ESTABLISHED;
+		return sysfs_emit(buf, "%u\n", n);
+	}
+	amdgpu_ualink_dev_get_counts(s->udev, &c);
+	switch (id) {
+	case ATTR_EXPORTS:
+		n = c.exports;
+		break;
+	case ATTR_IMPORTS:
+		n = c.imports;
+		break;
+	case ATTR_GRANTS:
+		n = c.grants;
+		break;
+	default:	/* ATTR_PINS */
+		n = c.pins;
+		break;
+	}
 	return sysfs_emit(buf, "%u\n", n);
 }
 
-static struct kobj_attribute accel_state_attr = __ATTR_RO(accel_state);
-static struct kobj_attribute accel_id_attr = __ATTR_RO(accel_id);
-static struct kobj_attribute vpod_id_attr = __ATTR_RO(vpod_id);
-static struct kobj_attribute vpod_size_attr = __ATTR_RO(vpod_size);
-static struct kobj_attribute vpod_active_accels_attr = __ATTR_RO(vpod_active_accels);
-static struct kobj_attribute local_accels_attr = __ATTR_RO(local_accels);
-static struct kobj_attribute peers_connected_attr = __ATTR_RO(peers_connected);
-static struct kobj_attribute exports_attr = __ATTR_RO(exports);
-static struct kobj_attribute imports_attr = __ATTR_RO(imports);
-static struct kobj_attribute grants_attr = __ATTR_RO(grants);
-static struct kobj_attribute pins_attr = __ATTR_RO(pins);
+static ssize_t emit_error(struct amdgpu_ualink_sysfs *s, enum ualink_attr_id id,
+			  char *buf)
+{
+	struct amdgpu_ualink_dev_errors e;
+	u64 n;
 
-static struct attribute *ualink_attrs[] = {
-	&accel_state_attr.attr,
-	&accel_id_attr.attr,
-	&vpod_id_attr.attr,
-	&vpod_size_attr.attr,
-	&vpod_active_accels_attr.attr,
-	&local_accels_attr.attr,
-	&exports_attr.attr,
-	&imports_attr.attr,
-	&grants_attr.attr,
-	&pins_attr.attr,
-	&peers_connected_attr.attr,
-	NULL
+	if (id == ATTR_FABRIC_REFUSALS)
+		return sysfs_emit(buf, "%llu\n", s->ops->fabric_refusals(s->priv));
+	amdgpu_ualink_dev_get_errors(s->udev, &e);
+	switch (id) {
+	case ATTR_TIMEOUTS:
+		n = e.timeouts;
+		break;
+	case ATTR_RETRANSMISSIONS:
+		n = e.retransmissions;
+		break;
+	case ATTR_DROPS:
+		n = e.drops;
+		break;
+	case ATTR_CONNECTION_ENDS:
+		n = e.connection_ends;
+		break;
+	case ATTR_SHOOTDOWN_ERRORS:
+		n = e.shootdown_errors;
+		break;
+	case ATTR_REVOKE_TIMEOUTS:
+		n = e.revoke_timeouts;
+		break;
+	default:	/* ATTR_RELEASE_TIMEOUTS */
+		n = e.release_timeouts;
+		break;
+	}
+	return sysfs_emit(buf, "%llu\n", n);
+}
+
+static ssize_t ualink_show(struct device *dev, struct device_attribute *attr,
+			   char *buf)
+{
+	struct ualink_attr *a = container_of(attr, struct ualink_attr, dattr);
+	struct amdgpu_ualink_sysfs *s = a->s;
+	enum ualink_attr_id id = a - s->attrs;
+	struct drm_amdgpu_ualink_info info;
+	DECLARE_BITMAP(mask, AMDGPU_UALINK_MAX_ACCELS);
+
+	switch (id) {
+	case ATTR_ACCEL_STATE:
+		return sysfs_emit(buf, "%s\n", accel_state_name(s));
+	case ATTR_ACCEL_ID:
+		return sysfs_emit(buf, "%u\n", s->udev->id);
+	case ATTR_VPOD_ID:
+		sysfs_info(s, &info);
+		return sysfs_emit(buf, "%u\n", info.vpod_id);
+	case ATTR_VPOD_SIZE:
+		sysfs_info(s, &info);
+		return sysfs_emit(buf, "%u\n", info.vpod_size);
+	case ATTR_VPOD_ACTIVE_ACCELS:
+	case ATTR_LOCAL_ACCELS:
+		bitmap_zero(mask, AMDGPU_UALINK_MAX_ACCELS);
+		if (id == ATTR_LOCAL_ACCELS)
+			s->ops->local(s->priv, mask);
+		else
+			s->ops->active(s->priv, mask);
+		return emit_ids(buf, mask);
+	case ATTR_LINK_TYPE ... ATTR_ADDR_MODE:
+		return emit_link(s, id, buf);
+	case ATTR_EXPORTS ... ATTR_PEERS_CONNECTED:
+		return emit_count(s, id, buf);
+	default:
+		return emit_error(s, id, buf);
+	}
+}
+
+static const char *const attr_names[NUM_ATTRS] = {
+	[ATTR_ACCEL_STATE] = "accel_state",
+	[ATTR_ACCEL_ID] = "accel_id",
+	[ATTR_VPOD_ID] = "vpod_id",
+	[ATTR_VPOD_SIZE] = "vpod_size",
+	[ATTR_VPOD_ACTIVE_ACCELS] = "vpod_active_accels",
+	[ATTR_LOCAL_ACCELS] = "local_accels",
+	[ATTR_LINK_TYPE] = "link_type",
+	[ATTR_BANDWIDTH] = "bandwidth",
+	[ATTR_LATENCY] = "latency",
+	[ATTR_PPOD_ID] = "ppod_id",
+	[ATTR_PPOD_SIZE] = "ppod_size",
+	[ATTR_ADDR_MODE] = "addr_mode",
+	[ATTR_EXPORTS] = "exports",
+	[ATTR_IMPORTS] = "imports",
+	[ATTR_GRANTS] = "grants",
+	[ATTR_PINS] = "pins",
+	[ATTR_PEERS_CONNECTED] = "peers_connected",
+	[ATTR_TIMEOUTS] = "timeouts",
+	[ATTR_RETRANSMISSIONS] = "retransmissions",
+	[ATTR_DROPS] = "drops",
+	[ATTR_CONNECTION_ENDS] = "connection_ends",
+	[ATTR_SHOOTDOWN_ERRORS] = "shootdown_errors",
+	[ATTR_REVOKE_TIMEOUTS] = "revoke_timeouts",
+	[ATTR_RELEASE_TIMEOUTS] = "release_timeouts",
+	[ATTR_FABRIC_REFUSALS] = "fabric_refusals",
 };
 
+/* What the driver cannot know is left out, not made up. */
 static umode_t ualink_attr_visible(struct kobject *kobj, struct attribute *attr,
 				   int n)
 {
-	const struct amdgpu_ualink_sysfs_ops *ops = to_sysfs(kobj)->ops;
+	struct ualink_attr *a = container_of(attr, struct ualink_attr, dattr.attr);
+	const struct amdgpu_ualink_sysfs_ops *ops = a->s->ops;
 
-	if (attr == &vpod_active_accels_attr.attr && !ops->active)
-		return 0;
-	if (attr == &local_accels_attr.attr && !ops->local)
+	if ((n == ATTR_VPOD_ACTIVE_ACCELS && !ops->active) ||
+	    (n == ATTR_LOCAL_ACCELS && !ops->local) ||
+	    (n == ATTR_FABRIC_REFUSALS && !ops->fabric_refusals))
 		return 0;
 	return attr->mode;
 }
-
-static const struct attribute_group ualink_group = {
-	.attrs = ualink_attrs,
-	.is_visible = ualink_attr_visible,
-};
-__ATTRIBUTE_GROUPS(ualink);
 
 static void state_work(struct work_struct *work)
 {
@@ -250,9 +332,8 @@ static void state_work(struct work_struct *work)
 	char env[48];
 	char *envp[2] = { env };	/* NULL-terminated */
 
-	snprintf(env, sizeof(env), "UALINK_ACCEL_STATE=%s",
-		 accel_state_name(&s->kobj));
-	sysfs_notify(&s->kobj, NULL, "accel_state");
+	snprintf(env, sizeof(env), "UALINK_ACCEL_STATE=%s", accel_state_name(s));
+	sysfs_notify(&s->dev->kobj, s->group.name, attr_names[ATTR_ACCEL_STATE]);
 	kobject_uevent_env(&s->dev->kobj, KOBJ_CHANGE, envp);
 }
 
@@ -272,17 +353,6 @@ void amdgpu_ualink_sysfs_state_changed(struct amdgpu_ualink_sysfs *sysfs)
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_sysfs_state_changed);
 
-static void ualink_sysfs_release(struct kobject *kobj)
-{
-	kfree(to_sysfs(kobj));
-}
-
-static const struct kobj_type ualink_ktype = {
-	.release = ualink_sysfs_release,
-	.sysfs_ops = &kobj_sysfs_ops,
-	.default_groups = ualink_groups,
-};
-
 /**
  * amdgpu_ualink_sysfs_create - add the ualink/ directory to a device
  * @dev: the device (amdgpu's PCI device, the emulated accelerator's
@@ -299,6 +369,7 @@ amdgpu_ualink_sysfs_create(struct device *dev, struct amdgpu_ualink_dev *udev,
 			   const struct amdgpu_ualink_sysfs_ops *ops, void *priv)
 {
 	struct amdgpu_ualink_sysfs *s;
+	unsigned int i;
 	int ret;
 
 	s = kzalloc_obj(*s, GFP_KERNEL);
@@ -309,9 +380,22 @@ amdgpu_ualink_sysfs_create(struct device *dev, struct amdgpu_ualink_dev *udev,
 	s->ops = ops;
 	s->priv = priv;
 	INIT_WORK(&s->state_work, state_work);
-	ret = kobject_init_and_add(&s->kobj, &ualink_ktype, &dev->kobj, "ualink");
+	for (i = 0; i < NUM_ATTRS; i++) {
+		struct ualink_attr *a = &s->attrs[i];
+
+		sysfs_attr_init(&a->dattr.attr);
+		a->dattr.attr.name = attr_names[i];
+		a->dattr.attr.mode = 0444;
+		a->dattr.show = ualink_show;
+		a->s = s;
+		s->ptrs[i] = &a->dattr.attr;
+	}
+	s->group.name = "ualink";
+	s->group.attrs = s->ptrs;
+	s->group.is_visible = ualink_attr_visible;
+	ret = sysfs_create_group(&dev->kobj, &s->group);
 	if (ret) {
-		kobject_put(&s->kobj);
+		kfree(s);
 		return ERR_PTR(ret);
 	}
 	return s;
@@ -331,7 +415,7 @@ void amdgpu_ualink_sysfs_destroy(struct amdgpu_ualink_sysfs *sysfs)
 	if (IS_ERR_OR_NULL(sysfs))
 		return;
 	cancel_work_sync(&sysfs->state_work);
-	kobject_del(&sysfs->kobj);
-	kobject_put(&sysfs->kobj);
+	sysfs_remove_group(&sysfs->dev->kobj, &sysfs->group);
+	kfree(sysfs);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_sysfs_destroy);

@@ -8,12 +8,33 @@
 #define __AMDGPU_UALINK_SYSFS_H__
 
 #include <linux/types.h>
+#include <linux/uuid.h>
 
 #include <uapi/drm/amdgpu_ualink.h>
 
 struct amdgpu_ualink_dev;
 struct amdgpu_ualink_sysfs;
 struct device;
+
+/**
+ * struct amdgpu_ualink_sysfs_link - the link and the physical pod
+ *
+ * What firmware says of them; a zero or NULL member reads ``unknown``.
+ */
+struct amdgpu_ualink_sysfs_link {
+	/** @link_type: ``UALink``, ``UALoE``, or ``emulated`` */
+	const char *link_type;
+	/** @addr_mode: ``source-aliasing`` or ``source-identification`` */
+	const char *addr_mode;
+	/** @bandwidth_mbytes: the link's bandwidth, in MB/s each way */
+	u32 bandwidth_mbytes;
+	/** @latency_ns: the link's latency, in nanoseconds */
+	u32 latency_ns;
+	/** @ppod_size: accelerators in the physical pod */
+	u32 ppod_size;
+	/** @ppod_id: the physical pod's UUID */
+	uuid_t ppod_id;
+};
 
 /**
  * struct amdgpu_ualink_sysfs_ops - what the driver tells the directory
@@ -39,6 +60,18 @@ struct amdgpu_ualink_sysfs_ops {
 	 * us included
 	 */
 	void (*local)(void *priv, unsigned long *mask);
+	/**
+	 * @link: fill in what is known of the link and the physical pod
+	 * (@link is zeroed); without it every such attribute reads
+	 * ``unknown``
+	 */
+	void (*link)(void *priv, struct amdgpu_ualink_sysfs_link *link);
+	/**
+	 * @fabric_refusals: accesses to our window that the fabric refused
+	 * since set-up (a requester outside the range's access set, or an
+	 * address nothing maps)
+	 */
+	u64 (*fabric_refusals)(void *priv);
 };
 
 struct amdgpu_ualink_sysfs *

@@ -536,10 +536,30 @@ static void vpod_local(void *priv, unsigned long *mask)
 		   amdgpu_ualink_vpod->num_drm);
 }
 
+/*
+ * The emulated fabric is no UALink or UALoE link: it says so, and how many
+ * accelerators the pod has; it has no speed or identity of its own.
+ */
+static void vpod_link(void *priv, struct amdgpu_ualink_sysfs_link *link)
+{
+	link->link_type = "emulated";
+	link->ppod_size = amdgpu_ualink_vpod->num_nodes;
+}
+
+/* Accesses to our window the emulated fabric refused (its ``faults``). */
+static u64 vpod_fabric_refusals(void *priv)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = priv;
+
+	return atomic64_read(&vdev->node->faults);
+}
+
 static const struct amdgpu_ualink_sysfs_ops vpod_sysfs_ops = {
 	.info = vpod_info,
 	.active = vpod_active,
 	.local = vpod_local,
+	.link = vpod_link,
+	.fabric_refusals = vpod_fabric_refusals,
 };
 
 static int vpod_export_obj(void *priv, struct drm_file *file, u32 gem_handle,

@@ -31,6 +31,7 @@
 
 #include "amdgpu_drv.h"
 
+#include "../amdgpu_ualink_sysfs.h"
 #include "amdgpu_ualink_test_pt.h"
 
 /* amdgpu_ualink_mbox_tick_now() */
@@ -463,6 +464,14 @@ static bool fake_member(struct amdgpu_device *adev, u16 peer)
 	return peer == self->peer->id && !READ_ONCE(self->expelled);
 }
 
+/* Firmware tells the link's type and the physical pod's size, no more. */
+static void fake_link(struct amdgpu_device *adev,
+		      struct amdgpu_ualink_sysfs_link *link)
+{
+	link->link_type = "UALink";
+	link->ppod_size = 1024;
+}
+
 static int fake_allow(struct amdgpu_device *adev, u16 importer, u64 npa,
 		      u64 size)
 {
@@ -534,6 +543,7 @@ static const struct amdgpu_ualink_hw_funcs fake_hw = {
 	.accel_id = fake_accel_id,
 	.vpod = fake_vpod,
 	.member = fake_member,
+	.link = fake_link,
 	.allow = fake_allow,
 	.deny = fake_deny,
 	.shootdown = fake_shootdown,
@@ -684,6 +694,8 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_OFFLINE);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_state"), "unconfigured\n");
+	/* not active: no active member of the pod, itself included */
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "vpod_active_accels"), "\n");
 
 	/* hw_init: interrupt on, active */
 	KUNIT_ASSERT_EQ(test, fake_ip(a)->hw_init(&a->adev.ip_blocks[0]), 0);
@@ -697,14 +709,23 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, args.u.info.vpod_id, 9);
 	KUNIT_EXPECT_EQ(test, args.u.info.vpod_size, 2);
 	KUNIT_EXPECT_EQ(test, args.u.info.state, AMDGPU_UALINK_STATE_ACTIVE);
-	/* the PCI device's ualink/ says the same; the IP has no lists */
+	/*
+	 * the PCI device's ualink/ says the same; the active members are
+	 * those the IP names, and A; the link is what firmware said; the IP
+	 * lists no local accelerators and counts no fabric refusals
+	 */
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_state"), "ready\n");
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "accel_id"), "3\n");
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "vpod_id"), "9\n");
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "vpod_size"), "2\n");
 	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "exports"), "0\n");
-	KUNIT_EXPECT_NULL(test, fake_sysfs(test, a, "vpod_active_accels"));
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "vpod_active_accels"), "3 700\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "link_type"), "UALink\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "ppod_size"), "1024\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "bandwidth"), "unknown\n");
+	KUNIT_EXPECT_STREQ(test, fake_sysfs(test, a, "timeouts"), "0\n");
 	KUNIT_EXPECT_NULL(test, fake_sysfs(test, a, "local_accels"));
+	KUNIT_EXPECT_NULL(test, fake_sysfs(test, a, "fabric_refusals"));
 
 	/*
 	 * B asks A for a handle A never made: the request reaches A and the

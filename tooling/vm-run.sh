@@ -33,7 +33,7 @@ rm -rf "$out"
 mkdir -p "$out/share"
 printf '%s\n' "$*" > "$out/share/cmd"
 
-cmdline="console=ttyS0 loglevel=5 root=hostroot rootfstype=9p"
+cmdline="console=ttyS0 loglevel=5 log_buf_len=8M root=hostroot rootfstype=9p"
 # cache=loose: the guest keeps what it read of the host's root in its page
 # cache. Without it every page fault on a program or library is a 9p round
 # trip: starting an IGT program took 6 s (986 major faults), 1.2 s with it;

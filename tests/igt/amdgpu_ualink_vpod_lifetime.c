@@ -663,6 +663,92 @@ static void test_state_notify(void)
 	vpod_cleanup();
 }
 
+/* /dev/kmsg from now on: only lines logged after this call are read. */
+static int kmsg_open(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	igt_assert_f(fd >= 0, "/dev/kmsg: %s\n", strerror(errno));
+	igt_assert(lseek(fd, 0, SEEK_END) >= 0);
+	return fd;
+}
+
+/*
+ * Wait up to @timeout_ms for a kernel log line that contains @want, at
+ * level @level or more urgent (KERN_INFO is 6, KERN_WARNING 4); one
+ * read(2) of /dev/kmsg is one record, "level,seq,time,flags;text".
+ */
+static bool kmsg_wait(int fd, const char *want, int level, unsigned int timeout_ms)
+{
+	char rec[2048];
+	unsigned int waited = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n > 0) {
+			rec[n] = '\0';
+			if (strstr(rec, want) && (atoi(rec) & 7) <= level)
+				return true;
+			continue;
+		}
+		if (n < 0 && errno == EPIPE)	/* overwritten: read on */
+			continue;
+		igt_assert_f(n < 0 && errno == EAGAIN, "/dev/kmsg: %s\n",
+			     strerror(errno));
+		if (waited >= timeout_ms)
+			return false;
+		usleep(10 * 1000);
+		waited += 10;
+	}
+}
+
+/*
+ * The kernel log tells an operator when a peer goes offline and comes
+ * back, and when an accelerator resets and its peers see it: each line
+ * read from /dev/kmsg after the event (the return only once the next
+ * connection is up, not before).
+ */
+static void test_events_logged(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), k;
+	struct drm_amdgpu_ualink_handle h;
+	uint32_t imp;
+
+	/*
+	 * A node logs at most 10 lines in 5 s (DEFAULT_RATELIMIT_BURST in
+	 * DEFAULT_RATELIMIT_INTERVAL), and the subtests before this one
+	 * reset and unplug nodes: let that interval pass, so that what this
+	 * test asks fits in a fresh one.
+	 */
+	sleep(6);
+	exported_buffer(fd1, SIZE, 79, &h);
+	imp = import_gem(fd0, h, NULL);		/* 0 is connected to 1 */
+	gpu_expect(fd0, imp, 0, SIZE, 79);
+
+	k = kmsg_open();
+	set_control(1, "offline");
+	igt_assert_f(kmsg_wait(k, "amdgpu_ualink: accelerator 0: peer 1 offline", 6,
+			       VPOD_ASYNC_MS), "no line for peer 1 offline\n");
+	set_control(1, "online");
+	wait_state(1, "active", VPOD_ASYNC_MS);
+	/* the line comes with the next connection, which an import makes */
+	igt_assert(!kmsg_wait(k, "amdgpu_ualink: accelerator 0: peer 1 back", 7, 0));
+	gpu_expect(fd0, import_gem(fd0, h, NULL), 0, SIZE, 79);
+	igt_assert_f(kmsg_wait(k, "amdgpu_ualink: accelerator 0: peer 1 back", 6,
+			       VPOD_ASYNC_MS), "no line for peer 1 back\n");
+
+	set_control(1, "reset");
+	igt_assert_f(kmsg_wait(k, "amdgpu_ualink: accelerator 1: new generation (reset", 6,
+			       VPOD_ASYNC_MS), "no line for 1's reset\n");
+	igt_assert_f(kmsg_wait(k, "amdgpu_ualink: accelerator 0: peer 1 reset", 6,
+			       VPOD_ASYNC_MS), "no line for peer 1 reset\n");
+	wait_state(1, "active", VPOD_ASYNC_MS);
+	close(k);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_FAULT_ASYNC_MS);
+}
+
 igt_main
 {
 	igt_fixture
@@ -691,6 +777,10 @@ igt_main
 	igt_describe("accel_state changes wake its pollers and send a change uevent");
 	vpod_subtest("state-notify")
 		test_state_notify();
+
+	igt_describe("the kernel log tells a peer offline, back, and a reset");
+	vpod_subtest("events-logged")
+		test_events_logged();
 
 	igt_describe("importer offline: the exporter drops its grant, its accesses fault");
 	vpod_subtest("importer-offline")

@@ -400,6 +400,11 @@ static void conn_established(struct amdgpu_ualink_peer *peer)
 
 	if (peer->state != AMDGPU_UALINK_CONN_ESTABLISHED)
 		peer->established = amdgpu_ualink_mbox_now(peer->mbox);
+	if (peer->state != AMDGPU_UALINK_CONN_ESTABLISHED && peer->ended &&
+	    __ratelimit(&peer->mbox->log_rs))
+		pr_info("amdgpu_ualink: accelerator %u: peer %u back, generation %llu\n",
+			peer->mbox->self, peer->id, peer->generation);
+	peer->ended = false;
 	peer->state = AMDGPU_UALINK_CONN_ESTABLISHED;
 }
 
@@ -514,6 +519,40 @@ static int conn_end(struct amdgpu_ualink_peer *peer,
 	return why;
 }
 
+/*
+ * conn_end() for an end the peer caused, or our view of it: the end of an
+ * established connection is logged (a handshake nobody answered is not:
+ * nothing was held), and so is the connection that follows, as the peer
+ * coming back. A node logs at most
+ * DEFAULT_RATELIMIT_BURST lines in DEFAULT_RATELIMIT_INTERVAL, whatever
+ * the number of its peers, as printk_ratelimited() would for one call
+ * site. Our own reset is one line of amdgpu_ualink_mbox_reset(); teardown
+ * ends connections quietly.
+ */
+static int conn_end_told(struct amdgpu_ualink_peer *peer,
+			 enum amdgpu_ualink_peer_event why, int err)
+{
+	static const char *const what[] = {
+		[AMDGPU_UALINK_PEER_RESET] = "reset",
+		[AMDGPU_UALINK_PEER_LOST] = "lost",
+		[AMDGPU_UALINK_PEER_OFFLINE] = "offline",
+	};
+	lockdep_assert_held(&peer->lock);
+
+	if (peer->state != AMDGPU_UALINK_CONN_ESTABLISHED)
+		return conn_end(peer, why, err);	/* nothing held */
+	if (__ratelimit(&peer->mbox->log_rs)) {
+		if (why == AMDGPU_UALINK_PEER_LOST)
+			pr_warn("amdgpu_ualink: accelerator %u: peer %u lost, what it held and granted is dropped\n",
+				peer->mbox->self, peer->id);
+		else
+			pr_info("amdgpu_ualink: accelerator %u: peer %u %s, what it held and granted is dropped\n",
+				peer->mbox->self, peer->id, what[why]);
+	}
+	peer->ended = true;
+	return conn_end(peer, why, err);
+}
+
 static struct amdgpu_ualink_reply *reply_find(struct amdgpu_ualink_peer *peer,
 					      const struct amdgpu_ualink_msg *msg)
 {
@@ -596,7 +635,7 @@ static int conn_on_hello(struct amdgpu_ualink_peer *peer,
 	restart = peer->state == AMDGPU_UALINK_CONN_ESTABLISHED &&
 		  (changed || peer->traffic);
 	if (restart)
-		*event = conn_end(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
+		*event = conn_end_told(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
 	peer->generation = msg->generation;
 	peer->generation_known = true;
 	conn_established(peer);
@@ -677,7 +716,7 @@ found:
 		peer->stats.generation_changes++;
 	if (changed && peer->state == AMDGPU_UALINK_CONN_ESTABLISHED &&
 	    peer->traffic)	/* it reset since its HELLO crossed ours */
-		*event = conn_end(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
+		*event = conn_end_told(peer, AMDGPU_UALINK_PEER_RESET, -ENOLINK);
 	else
 		req_finish(peer, req, 0);
 	peer->generation = msg->generation;
@@ -842,7 +881,7 @@ static bool conn_tick(struct amdgpu_ualink_peer *peer,
 				room = true;
 				continue;
 			}
-			*event = conn_end(peer, AMDGPU_UALINK_PEER_LOST, -ETIMEDOUT);
+			*event = conn_end_told(peer, AMDGPU_UALINK_PEER_LOST, -ETIMEDOUT);
 			return false;
 		}
 		if (req->tries <= retries && time_after_eq(now, req->next_try))
@@ -1075,6 +1114,9 @@ void amdgpu_ualink_mbox_reset(struct amdgpu_ualink_mbox *mbox)
 	unsigned long index;
 
 	mutex_lock(&mbox->reset_lock);
+	if (__ratelimit(&mbox->log_rs))
+		pr_info("amdgpu_ualink: accelerator %u: new generation (reset, suspend or leaving), its peers are told and its grants and imports dropped\n",
+			mbox->self);
 	WRITE_ONCE(mbox->generation, mbox->generation + 1 ?: 1);
 	xa_for_each(&mbox->peers, index, peer) {
 		mutex_lock(&peer->lock);
@@ -1108,8 +1150,8 @@ void amdgpu_ualink_mbox_peer_offline(struct amdgpu_ualink_mbox *mbox, u16 peer)
 		return;
 	mutex_lock(&p->lock);
 	if (p->state != AMDGPU_UALINK_CONN_OFFLINE)
-		conn_defer_event(p, conn_end(p, AMDGPU_UALINK_PEER_OFFLINE,
-					     -ENOLINK));
+		conn_defer_event(p, conn_end_told(p, AMDGPU_UALINK_PEER_OFFLINE,
+						  -ENOLINK));
 	mutex_unlock(&p->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_offline);
@@ -1141,8 +1183,8 @@ void amdgpu_ualink_mbox_peer_forget(struct amdgpu_ualink_mbox *mbox, u16 peer)
 	mutex_lock(&p->lock);
 	if (p->state == AMDGPU_UALINK_CONN_ESTABLISHED ||
 	    p->state == AMDGPU_UALINK_CONN_HELLO_SENT)
-		conn_defer_event(p, conn_end(p, AMDGPU_UALINK_PEER_LOST,
-					     -ENOLINK));
+		conn_defer_event(p, conn_end_told(p, AMDGPU_UALINK_PEER_LOST,
+						  -ENOLINK));
 	mutex_unlock(&p->lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_peer_forget);
@@ -1269,7 +1311,7 @@ static bool conn_on_tick(struct amdgpu_ualink_peer *peer, unsigned long now,
 	lockdep_assert_held(&peer->lock);
 
 	if (stuck)
-		event = conn_end(peer, AMDGPU_UALINK_PEER_LOST, -ETIMEDOUT);
+		event = conn_end_told(peer, AMDGPU_UALINK_PEER_LOST, -ETIMEDOUT);
 	busy = conn_tick(peer, now, &event);
 	conn_notify_locked(peer, event);
 	return busy;
@@ -1342,6 +1384,8 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 	mutex_init(&mbox->reset_lock);
 	xa_init(&mbox->owners);
 	mutex_init(&mbox->owners_lock);
+	ratelimit_state_init(&mbox->log_rs, DEFAULT_RATELIMIT_INTERVAL,
+			     DEFAULT_RATELIMIT_BURST);
 	/*
 	 * A generation and transaction numbers nobody saw before, so that a
 	 * reloaded node looks reset and its requests never match answers

@@ -10,6 +10,7 @@
 #include <linux/bitmap.h>
 #include <linux/jiffies.h>
 #include <linux/mutex.h>
+#include <linux/ratelimit.h>
 #include <linux/rwsem.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -99,6 +100,11 @@ struct amdgpu_ualink_peer {
 	struct amdgpu_ualink_reply *replies;
 	unsigned int reply_next;
 	struct amdgpu_ualink_mbox_stats stats;
+	/*
+	 * an established connection ended (logged unless the rate limit
+	 * held it back): the next one is logged as the peer coming back
+	 */
+	bool ended;
 };
 
 /*
@@ -192,6 +198,8 @@ struct amdgpu_ualink_mbox {
 	struct xarray owners;
 	/* protects owners; nests inside a peer's lock, never held taking one */
 	struct mutex owners_lock;
+	/* limits the node's log lines: peers that end, come back; its resets */
+	struct ratelimit_state log_rs;
 	atomic_t next_txn;
 	/*
 	 * Requests ended (answered or not), counted after each one's

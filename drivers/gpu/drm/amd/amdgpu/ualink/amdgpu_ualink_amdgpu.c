@@ -449,7 +449,8 @@ static int amdgpu_ualink_lock_vms(struct drm_exec *exec, struct amdgpu_bo *abo)
 			nr_vms++;
 		}
 	}
-	return dma_resv_reserve_fences(abo->tbo.base.resv, nr_vms);
+	/* an import only a dma-buf holds is in no VM: nothing to reserve */
+	return nr_vms ? dma_resv_reserve_fences(abo->tbo.base.resv, nr_vms) : 0;
 }
 
 /*

@@ -387,6 +387,21 @@ static int vehicle_gem_make(struct drm_file *file, u64 size, u32 domain,
 	return ret;
 }
 
+/*
+ * GEM_CLOSE: the handle goes, and with it what it held. The last put of an
+ * import's dma-buf (PRIME's cache of it, &drm_gem_object.dma_buf) is an
+ * fput(), which a process runs before the ioctl returns to it and a
+ * kernel thread such as this test's only later: run it now, as the
+ * process would.
+ */
+static int vehicle_close(struct drm_file *file, u32 handle)
+{
+	int ret = drm_gem_handle_delete(file, handle);
+
+	flush_delayed_fput();
+	return ret;
+}
+
 static u32 vehicle_gem_create(struct kunit *test, struct drm_file *file,
 			      u64 size, u32 domain, u64 flags)
 {
@@ -1587,6 +1602,41 @@ static void ualink_vehicle_revoke_last_reference(struct kunit *test)
 	vehicle_wait_denied_bit(test, a, b->id);
 }
 
+/*
+ * An import that only its dma-buf fd holds (the import op's fd, never made
+ * a GEM handle) is in no VM: its revocation has none to update, and must
+ * not fail for it. It did: with no VM to reserve room in,
+ * dma_resv_reserve_fences() warned about a count of 0, the revocation
+ * failed, and the exporter waited revoke_timeout_ms for its release.
+ */
+static void ualink_vehicle_revoke_fd_only(struct kunit *test)
+{
+	struct drm_amdgpu_ualink args = { .op = AMDGPU_UALINK_OP_IMPORT };
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	u32 ga;
+
+	vehicle_pair(test, &a, &b);
+	fa = vehicle_open(test, a);
+	fb = vehicle_open(test, b);
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	args.u.imp.handle = vehicle_export(test, fa, ga);
+	args.u.imp.flags = AMDGPU_UALINK_IMPORT_CLOEXEC;
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&b->adev.ddev, &args, fb), 0);
+	KUNIT_EXPECT_TRUE(test, test_bit(b->id, a->allowed));
+
+	/* A's last handle goes: the export ends, B's import is revoked */
+	KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
+	vehicle_wait_denied_bit(test, a, b->id);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->adev.ualink->udev.revoke_timeouts), 0);
+	KUNIT_EXPECT_EQ(test, close_fd(args.u.imp.fd), 0);
+	flush_delayed_fput();
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+}
+
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_import),
 	KUNIT_CASE_SLOW(ualink_vehicle_gem_ioctls),
@@ -1603,6 +1653,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_unpins),
 	KUNIT_CASE_SLOW(ualink_vehicle_pod_events),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_last_reference),
+	KUNIT_CASE_SLOW(ualink_vehicle_revoke_fd_only),
 	{}
 };
 

@@ -451,6 +451,83 @@ static void test_import_twice(void)
 	igt_assert_eq_u64(count_of(1, C_GRANTS), 1);
 }
 
+/* GEM_CLOSE's errno, or 0 */
+static int gem_close_errno(int fd, uint32_t handle)
+{
+	struct drm_gem_close arg = { .handle = handle };
+
+	return drmIoctl(fd, DRM_IOCTL_GEM_CLOSE, &arg) ? -errno : 0;
+}
+
+/*
+ * PRIME's rules for the GEM handles of imports: a file has one handle per
+ * buffer, whichever call made it. A batch naming a handle twice, a second
+ * batch, and a PRIME import of AMDGPU_UALINK_OP_IMPORT's fd all give the
+ * same handle, as libdrm's amdgpu_bo_import() (one table entry per GEM
+ * handle) expects; another file has its own; one GEM_CLOSE closes it (a
+ * second finds no such handle), and the next import makes one anew. Our
+ * own handle gets the handle PRIME knows for our buffer. Anchored by
+ * PRIME's own rule on the same driver: a buffer's fd comes back as its
+ * handle.
+ */
+static void test_import_prime_handles(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), fd0b = vpod_open(0), d;
+	struct drm_amdgpu_ualink_batch_entry e[3] = {};
+	struct drm_amdgpu_ualink_handle h, own;
+	uint32_t g, mine, again;
+
+	/* the anchor: PRIME of our own buffer, out and back */
+	mine = exported_buffer(fd0, SZ_64K, 31, &own);
+	igt_assert_eq(drmPrimeHandleToFD(fd0, mine, DRM_CLOEXEC, &d), 0);
+	igt_assert_eq_u32(prime_handle(fd0, d), mine);
+	vpod_close(d);
+
+	exported_buffer(fd1, SZ_64K, 32, &h);
+	e[0].handle = h;
+	e[1].handle = h;
+	e[2].handle = own;
+	igt_assert_eq(ualink_import_batch(fd0, e, 3, 0), 0);
+	igt_assert_eq(e[0].error, 0);
+	igt_assert_eq(e[1].error, 0);
+	igt_assert_eq(e[2].error, 0);
+	g = e[0].gem_handle;
+	igt_assert_eq_u32(e[1].gem_handle, g);
+	igt_assert_eq_u32(e[2].gem_handle, mine);
+	igt_assert_neq_u32(g, mine);
+	gpu_expect(fd0, g, 0, SZ_64K, 32);
+
+	/* a second batch, and the import op's fd through PRIME */
+	memset(e, 0, sizeof(e));
+	e[0].handle = h;
+	igt_assert_eq(ualink_import_batch(fd0, e, 1, 0), 0);
+	igt_assert_eq(e[0].error, 0);
+	igt_assert_eq_u32(e[0].gem_handle, g);
+	d = import_ok(fd0, h);
+	igt_assert_eq_u32(prime_handle(fd0, d), g);
+	/* another file: a handle of its own, to the same memory */
+	again = prime_handle(fd0b, d);
+	gpu_expect(fd0b, again, 0, SZ_64K, 32);
+	igt_assert_eq_u64(count_of(0, C_IMPORTS), 1);
+
+	/* one GEM_CLOSE closes it; the fd keeps the import */
+	igt_assert_eq(gem_close_errno(fd0, g), 0);
+	igt_assert_eq(gem_close_errno(fd0, g), -EINVAL);
+	memset(e, 0, sizeof(e));
+	e[0].handle = h;
+	igt_assert_eq(ualink_import_batch(fd0, e, 1, 0), 0);
+	igt_assert_eq(e[0].error, 0);
+	g = e[0].gem_handle;
+	gpu_expect(fd0, g, 0, SZ_64K, 32);
+	igt_assert_eq_u32(prime_handle(fd0, d), g);
+
+	vpod_close(d);
+	gem_close(fd0, g);
+	gem_close(fd0b, again);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
 static void test_import_concurrent(void)
 {
 	const int children = 8, rounds = 4;
@@ -1350,6 +1427,10 @@ igt_main
 	igt_describe("importing a live handle twice gives the same dma-buf");
 	vpod_subtest("import-twice-same-object")
 		test_import_twice();
+
+	igt_describe("one GEM handle per imported buffer and file, as PRIME gives");
+	vpod_subtest("import-prime-handles")
+		test_import_prime_handles();
 
 	igt_describe("concurrent imports of one handle all succeed");
 	vpod_subtest("import-concurrent")

@@ -603,6 +603,7 @@ static void op_batch(void)
 	struct drm_amdgpu_ualink_batch_entry e[BATCH] = {};
 	int fd = files[pick(n_nodes)], n = 1 + pick(BATCH), i, ret, st;
 	struct hpick p[BATCH];
+	int sts[BATCH];
 	uint32_t flags = 0;
 	uint64_t g0, g1;
 
@@ -622,8 +623,10 @@ static void op_batch(void)
 		return;
 	for (i = 0; i < n; i++) {
 		struct my_import m;
+		int j;
 
 		st = import_state(&p[i], g0, g1);
+		sts[i] = st;
 		judge("batch entry", OP_ENTRY, st, e[i].error, import_errnos);
 		if (e[i].error)
 			continue;
@@ -633,8 +636,36 @@ static void op_batch(void)
 			igt_assert_lte(0, e[i].fd);
 		else
 			igt_assert_eq(e[i].fd, -1);
+		/* PRIME's rule: a handle named twice, one GEM handle */
+		for (j = 0; j < i; j++)
+			igt_assert_f(e[j].error || e[j].handle.lo != e[i].handle.lo ||
+				     e[j].handle.hi != e[i].handle.hi ||
+				     e[j].gem_handle == e[i].gem_handle,
+				     "a handle named twice in a batch got GEM handles %u and %u (seed %#llx)\n",
+				     e[j].gem_handle, e[i].gem_handle,
+				     (unsigned long long)fuzz_seed);
 		m = imported(fd, e[i].gem_handle, e[i].fd, &p[i], st, g0);
 		check_read(&m, "read through a batch import");
+	}
+	/*
+	 * kept once all are read: a handle named twice got one GEM handle,
+	 * which keep_import() may close when the table is full
+	 */
+	for (i = 0; i < n; i++) {
+		struct my_import m;
+		int j;
+
+		if (e[i].error)
+			continue;
+		for (j = 0; j < i; j++)
+			if (!e[j].error && e[j].gem_handle == e[i].gem_handle)
+				break;
+		if (j < i) {	/* the same buffer, kept (or not) already */
+			if (e[i].fd >= 0)
+				close(e[i].fd);
+			continue;
+		}
+		m = imported(fd, e[i].gem_handle, e[i].fd, &p[i], sts[i], g0);
 		keep_import(&m);
 	}
 }

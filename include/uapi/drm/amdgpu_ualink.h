@@ -181,9 +181,17 @@ struct drm_amdgpu_ualink_batch_entry {
  * per entry, as GEM handles of the calling file (fds only on request: a
  * whole pod's worth would exceed the default limit of open files; an entry
  * whose GEM handle was made but whose fd could not be keeps its GEM handle
- * and gets fd -1). Each entry says how it went. Entries are independent:
- * a handle named twice gets two GEM handles of the same buffer (unlike
- * PRIME, which gives one per buffer and file), each closed on its own.
+ * and gets fd -1). Each entry says how it went.
+ *
+ * GEM handles follow PRIME's rules: a file has one GEM handle per imported
+ * buffer. A handle named twice, in one batch or in two, gets the same GEM
+ * handle, and so does a PRIME import (DRM_IOCTL_PRIME_FD_TO_HANDLE) of the
+ * buffer's dma-buf fd, from AMDGPU_UALINK_OP_IMPORT or from a batch; the
+ * handle is not counted: one GEM_CLOSE closes it, as for PRIME, and the
+ * next import makes it anew. Userspace that keeps one entry per GEM handle
+ * (libdrm's amdgpu_bo_import(), Mesa) finds the buffer it has already. A
+ * handle of our own buffer gets PRIME's handle of it: the handle the file
+ * made the buffer with only if it made a PRIME fd of it, as with PRIME.
  *
  * A signal during the wait fails the call with EINTR and sets
  * AMDGPU_UALINK_IMPORT_RESTART in @flags: the entries finished by then
@@ -270,7 +278,11 @@ struct drm_amdgpu_ualink_import_batch {
  *                              import, sharing its VM's reservation
  *                              (VM_ALWAYS_VALID) or encrypted (TMZ))
  * ENOMEM          all          out of memory
- * EMFILE, ENFILE  import       out of file descriptors (with fds)
+ * EMFILE          import       out of file descriptors (the import op;
+ *                              a batch with AMDGPU_UALINK_IMPORT_FDS)
+ * ENFILE          import       the system is out of files: an import's
+ *                              dma-buf is one, with or without an fd, as
+ *                              its GEM handle is PRIME's handle of it
  * ENODEV          all          the device was unplugged (DRM's own answer
  *                              to every ioctl then). The UALink state is
  *                              torn down only once the last file is closed,

@@ -788,20 +788,20 @@ static int amdgpu_ualink_import_fd(void *priv, struct drm_file *file,
 	return fd;
 }
 
+/* PRIME's handle of the import's dma-buf: one per buffer and file */
 static int amdgpu_ualink_import_handle(void *priv, struct drm_file *file,
 				       struct amdgpu_ualink_import *imp,
 				       void *local, u32 *gem_handle)
 {
-	struct amdgpu_ualink *ualink = to_ualink(priv);
 	struct amdgpu_bo *abo = local;
 	int ret;
 
-	if (imp) {
-		abo = amdgpu_ualink_import_bo(ualink, imp);
-		if (IS_ERR(abo))
-			return PTR_ERR(abo);
-	}
-	ret = drm_gem_handle_create(file, &abo->tbo.base, gem_handle);
+	if (!imp)
+		return amdgpu_ualink_gem_handle(file, &abo->tbo.base, gem_handle);
+	abo = amdgpu_ualink_import_bo(to_ualink(priv), imp);
+	if (IS_ERR(abo))
+		return PTR_ERR(abo);
+	ret = amdgpu_ualink_dmabuf_handle(file, &abo->ualink->slot, gem_handle);
 	drm_gem_object_put(&abo->tbo.base);
 	return ret;
 }

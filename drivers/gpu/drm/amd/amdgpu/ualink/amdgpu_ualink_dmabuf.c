@@ -51,7 +51,11 @@
  * &struct amdgpu_ualink_dmabuf_slot, weakly, and amdgpu_ualink_dmabuf_get()
  * hands out that dma-buf while it lives (PRIME's own cache,
  * &drm_gem_object.dma_buf, lasts only while GEM handles exist, and an
- * import may have only fds).
+ * import may have only fds). A file has one GEM handle of it: the import
+ * ioctl's handles are those PRIME gives that dma-buf
+ * (amdgpu_ualink_dmabuf_handle()), so that importing the UALink handle
+ * again, or a file descriptor of the import through PRIME, gives the
+ * handle the file has, and one GEM_CLOSE closes it.
  *
  * The driver's &drm_driver.gem_prime_import calls
  * amdgpu_ualink_dmabuf_import() first and its own import otherwise.
@@ -348,34 +352,121 @@ stale:
 EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_cached);
 
 /**
+ * amdgpu_ualink_dmabuf_handle - the GEM handle of an import in a file
+ * @file: the caller's DRM file
+ * @slot: the import's slot
+ * @handle: set to the handle
+ *
+ * For the UALink import ioctl: the handle PRIME gives the import's dma-buf
+ * in @file (drm_gem_prime_dmabuf_to_handle()), so that a file has one
+ * handle per imported buffer, whether it imports the UALink handle again
+ * or a file descriptor of the import through PRIME, and one GEM_CLOSE
+ * closes it. The dma-buf is made if the import has none.
+ *
+ * Returns: 0, or a negative errno.
+ */
+int amdgpu_ualink_dmabuf_handle(struct drm_file *file,
+				struct amdgpu_ualink_dmabuf_slot *slot, u32 *handle)
+{
+	struct dma_buf *dma_buf = amdgpu_ualink_dmabuf_get(slot, O_RDWR);
+	int ret;
+
+	if (IS_ERR(dma_buf))
+		return PTR_ERR(dma_buf);
+	ret = drm_gem_prime_dmabuf_to_handle(slot->obj->dev, file, dma_buf,
+					     handle);
+	dma_buf_put(dma_buf);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_handle);
+
+/*
+ * The PRIME dma-buf of a buffer of our own, read-write: the one PRIME
+ * caches in &drm_gem_object.dma_buf while the buffer has GEM handles, or a
+ * new one cached there, as drm_gem_prime_handle_to_dmabuf() makes it, under
+ * the same lock, but without a GEM handle of the caller's: a handle made
+ * for the purpose would be in the file's PRIME table for a moment, where a
+ * concurrent import of the same buffer by the file could find it and keep
+ * it after it was closed. -ENOENT when the buffer has no handle left (its
+ * export ended): PRIME would not clean a dma-buf cached then.
+ */
+static struct dma_buf *gem_dmabuf(struct drm_gem_object *obj, u32 flags)
+{
+	struct drm_device *dev = obj->dev;
+	struct dma_buf *dma_buf;
+
+	flags = O_RDWR | (flags & AMDGPU_UALINK_IMPORT_CLOEXEC ? O_CLOEXEC : 0);
+	mutex_lock(&dev->object_name_lock);
+	if (!obj->handle_count) {
+		dma_buf = ERR_PTR(-ENOENT);
+	} else if (obj->dma_buf) {
+		dma_buf = obj->dma_buf;
+		get_dma_buf(dma_buf);
+	} else {
+		dma_buf = obj->funcs->export ? obj->funcs->export(obj, flags) :
+					       drm_gem_prime_export(obj, flags);
+		if (!IS_ERR(dma_buf)) {
+			/* PRIME's cache, dropped with the last handle */
+			obj->dma_buf = dma_buf;
+			get_dma_buf(dma_buf);
+		}
+	}
+	mutex_unlock(&dev->object_name_lock);
+	return dma_buf;
+}
+
+/**
  * amdgpu_ualink_gem_fd - a PRIME file descriptor of a buffer of our own
  * @file: the caller's DRM file
  * @obj: the buffer; the caller's reference is consumed
  * @flags: %AMDGPU_UALINK_IMPORT_CLOEXEC or 0
  *
  * For the UALink import ioctl given a handle of an export of the same
- * device: the buffer's PRIME dma-buf (and its cache), read-write, through
- * a GEM handle that is gone again when this returns.
+ * device: the buffer's PRIME dma-buf, read-write.
  *
  * Returns: the file descriptor, or a negative errno.
  */
 int amdgpu_ualink_gem_fd(struct drm_file *file, struct drm_gem_object *obj,
 			 u32 flags)
 {
-	int fd, ret;
-	u32 handle;
+	struct dma_buf *dma_buf = gem_dmabuf(obj, flags);
 
-	ret = drm_gem_handle_create(file, obj, &handle);
-	if (!ret) {
-		ret = drm_gem_prime_handle_to_fd(obj->dev, file, handle, O_RDWR |
-						 (flags & AMDGPU_UALINK_IMPORT_CLOEXEC ?
-						  O_CLOEXEC : 0), &fd);
-		drm_gem_handle_delete(file, handle);
-	}
 	drm_gem_object_put(obj);
-	return ret ?: fd;
+	if (IS_ERR(dma_buf))
+		return PTR_ERR(dma_buf);
+	return amdgpu_ualink_dmabuf_install_fd(dma_buf, flags);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_gem_fd);
+
+/**
+ * amdgpu_ualink_gem_handle - the GEM handle of a buffer of our own in a file
+ * @file: the caller's DRM file
+ * @obj: the buffer; the caller's reference is consumed
+ * @handle: set to the handle
+ *
+ * For the UALink import ioctl given a handle of an export of the same
+ * device: the handle PRIME gives the buffer's dma-buf in @file, as for an
+ * import (amdgpu_ualink_dmabuf_handle()): the same one each time, and the
+ * handle @file exported the buffer from if it made a PRIME fd of it.
+ *
+ * Returns: 0, or a negative errno.
+ */
+int amdgpu_ualink_gem_handle(struct drm_file *file, struct drm_gem_object *obj,
+			     u32 *handle)
+{
+	struct dma_buf *dma_buf = gem_dmabuf(obj, 0);
+	int ret;
+
+	if (IS_ERR(dma_buf)) {
+		drm_gem_object_put(obj);
+		return PTR_ERR(dma_buf);
+	}
+	ret = drm_gem_prime_dmabuf_to_handle(obj->dev, file, dma_buf, handle);
+	dma_buf_put(dma_buf);
+	drm_gem_object_put(obj);
+	return ret;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_gem_handle);
 
 /**
  * amdgpu_ualink_dmabuf_import - PRIME import of an imported buffer's dma-buf

@@ -48,6 +48,10 @@ struct dma_buf *amdgpu_ualink_dmabuf_get(struct amdgpu_ualink_dmabuf_slot *slot,
 int amdgpu_ualink_dmabuf_fd(struct amdgpu_ualink_dmabuf_slot *slot, u32 flags);
 struct dma_buf *amdgpu_ualink_dmabuf_cached(struct file **cache);
 int amdgpu_ualink_dmabuf_install_fd(struct dma_buf *dma_buf, u32 flags);
+int amdgpu_ualink_dmabuf_handle(struct drm_file *file,
+				struct amdgpu_ualink_dmabuf_slot *slot, u32 *handle);
+int amdgpu_ualink_gem_handle(struct drm_file *file, struct drm_gem_object *obj,
+			     u32 *handle);
 int amdgpu_ualink_gem_fd(struct drm_file *file, struct drm_gem_object *obj,
 			 u32 flags);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,

@@ -57,8 +57,10 @@ struct amdgpu_ualink_gem_ops {
 			 u32 flags);
 	/**
 	 * @import_handle: a GEM handle of @file for @imp, or for @local when
-	 * @imp is NULL, in @gem_handle. Takes over the reference as
-	 * @import_fd does. Returns 0 or a negative errno.
+	 * @imp is NULL, in @gem_handle: the one PRIME gives the buffer's
+	 * dma-buf in @file (amdgpu_ualink_dmabuf_handle(),
+	 * amdgpu_ualink_gem_handle()), the same on every call. Takes over the
+	 * reference as @import_fd does. Returns 0 or a negative errno.
 	 */
 	int (*import_handle)(void *priv, struct drm_file *file,
 			     struct amdgpu_ualink_import *imp, void *local,

@@ -598,20 +598,20 @@ static int vpod_import_fd(void *priv, struct drm_file *file,
 	return fd;
 }
 
+/* PRIME's handle of the import's dma-buf: one per buffer and file */
 static int vpod_import_handle(void *priv, struct drm_file *file,
 			      struct amdgpu_ualink_import *imp, void *local,
 			      u32 *gem_handle)
 {
-	struct amdgpu_ualink_vpod_drm *vdev = priv;
 	struct vpod_bo *bo = local;
 	int ret;
 
-	if (imp) {
-		bo = vpod_import_bo(vdev, imp);
-		if (IS_ERR(bo))
-			return PTR_ERR(bo);
-	}
-	ret = drm_gem_handle_create(file, &bo->tbo.base, gem_handle);
+	if (!imp)
+		return amdgpu_ualink_gem_handle(file, &bo->tbo.base, gem_handle);
+	bo = vpod_import_bo(priv, imp);
+	if (IS_ERR(bo))
+		return PTR_ERR(bo);
+	ret = amdgpu_ualink_dmabuf_handle(file, &bo->slot, gem_handle);
 	drm_gem_object_put(&bo->tbo.base);
 	return ret;
 }

@@ -507,7 +507,7 @@ static void ualink_vehicle_export_import(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->allows), 1);
 
 	/* B lets go, then A: B is shut out, then nothing stays pinned */
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
@@ -515,7 +515,7 @@ static void ualink_vehicle_export_import(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&a->denies), 1);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 	drm_gem_object_get(&exp->tbo.base);
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
 	drm_gem_object_put(&exp->tbo.base);
@@ -684,6 +684,24 @@ static void ualink_vehicle_gem_ioctls(struct kunit *test)
 	idle.in.handle = gb;
 	KUNIT_EXPECT_EQ(test, amdgpu_gem_wait_idle_ioctl(drm, &idle, fb), 0);
 	KUNIT_EXPECT_EQ(test, idle.out.status, 0);
+
+	/*
+	 * PRIME's rules for the import's GEM handles, through amdgpu's own
+	 * ioctl and PRIME import: a second batch gives the handle B has, and
+	 * so does a PRIME import of the import op's fd, before any PRIME
+	 * export of the handle (which would make PRIME remember it anyway)
+	 */
+	KUNIT_EXPECT_EQ(test, vehicle_import(test, fb, h, &again), 0);
+	KUNIT_EXPECT_EQ(test, again, gb);
+	args.op = AMDGPU_UALINK_OP_IMPORT;
+	args.u.imp.handle = h;
+	args.u.imp.flags = AMDGPU_UALINK_IMPORT_CLOEXEC;
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ioctl_amdgpu(drm, &args, fb), 0);
+	KUNIT_EXPECT_EQ(test, drm_gem_prime_fd_to_handle(drm, fb, args.u.imp.fd,
+							 &again), 0);
+	KUNIT_EXPECT_EQ(test, again, gb);
+	KUNIT_EXPECT_EQ(test, close_fd(args.u.imp.fd), 0);
+	memset(&args, 0, sizeof(args));
 
 	/* PRIME: the import's own dma-buf, and the same handle back */
 	KUNIT_ASSERT_EQ(test, drm_gem_prime_handle_to_fd(drm, fb, gb, DRM_CLOEXEC |
@@ -952,7 +970,7 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 
 		/* A's buffer goes: B's import is revoked, and so its entry */
 		vehicle_probe_reset(probe, maps[i].va);
-		KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+		KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
 		vehicle_wait_denied(test, probe, 1);
 		KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
 		KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
@@ -984,7 +1002,7 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 
 		/* and goes too, so that the next size starts from an empty window */
 		vehicle_probe_reset(probe, va_next + (u64)i * SZ_1G);
-		KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga2), 0);
+		KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga2), 0);
 		vehicle_wait_denied(test, probe, 1);
 		KUNIT_EXPECT_EQ(test, atomic_read(&probe->unwalked), 0);
 		KUNIT_EXPECT_EQ(test, atomic_read(&probe->valid), 0);
@@ -1099,7 +1117,7 @@ static void ualink_vehicle_reset_refuses(struct kunit *test)
 
 	vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
 	/* B lets go, so that its next import asks A */
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
@@ -1114,7 +1132,7 @@ static void ualink_vehicle_reset_refuses(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, a->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
 	/* the export outlived the reset: the same handle imports again */
 	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &again), 0);
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, again), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, again), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
@@ -1199,7 +1217,7 @@ static void ualink_vehicle_export_ends_later(struct kunit *test)
 	job = vehicle_job(test, imp, 60 * MSEC_PER_SEC);	/* till we say */
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
 	/* the handle is gone at once */
 	KUNIT_EXPECT_EQ(test, a->adev.ualink->udev.num_exports, 0);
 	KUNIT_EXPECT_EQ(test, vehicle_import(test, fa, h, &g), -ENOENT);
@@ -1242,7 +1260,7 @@ static void ualink_vehicle_export_needs_handle(struct kunit *test)
 	amdgpu_ualink_gem_ops.unlock_handles(a->adev.ualink, abo);
 	KUNIT_EXPECT_TRUE(test, live);
 
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
 	live = amdgpu_ualink_gem_ops.lock_handles(a->adev.ualink, abo);
 	amdgpu_ualink_gem_ops.unlock_handles(a->adev.ualink, abo);
 	KUNIT_EXPECT_FALSE(test, live);
@@ -1405,13 +1423,13 @@ static void ualink_vehicle_pin_invisible(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, exp->flags & AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&a->adev.visible_pin_size), visible_pins);
 
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);	/* till the export ends */
 	drm_gem_object_get(&exp->tbo.base);
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fa, ga), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
 	drm_gem_object_put(&exp->tbo.base);
@@ -1456,11 +1474,11 @@ static void ualink_vehicle_suspend_unpins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
 	/* B's import died with A's leaving; the handle imports again */
 	vehicle_wait_dead(test, imp);
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &again), 0);
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, again), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, again), 0);
 	flush_workqueue(b->adev.mman.bdev.wq);
 	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
@@ -1591,7 +1609,7 @@ static void ualink_vehicle_revoke_last_reference(struct kunit *test)
 	imp = vehicle_bo(test, fb, gb);
 	/* the revocation's reference, which its handle's going left last */
 	drm_gem_object_get(&imp->tbo.base);
-	KUNIT_EXPECT_EQ(test, drm_gem_handle_delete(fb, gb), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
 	KUNIT_ASSERT_EQ(test, kref_read(&imp->tbo.base.refcount), 1);
 	KUNIT_EXPECT_TRUE(test, test_bit(b->id, a->allowed));
 

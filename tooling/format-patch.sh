@@ -82,7 +82,7 @@ g update-ref refs/heads/ualink-posted "$head"
 rm -rf "$out"
 mkdir -p "$out"
 gm=(perl scripts/get_maintainer.pl --no-git --no-git-fallback --no-rolestats
-    --no-tree --separator '\n')
+    --no-tree)
 g diff ualink-base ualink-posted > "$out/.all.diff"
 (cd "$TREE" && "${gm[@]}" --no-l --no-s "$out/.all.diff") > "$out/.to" 2> "$out/.gm.err" ||
 	die "get_maintainer.pl failed: $(cat "$out/.gm.err")"
@@ -149,6 +149,26 @@ else
 	fail=$((fail + 1))
 	echo "FAIL: identities in the series other than $ident:"
 	echo "$others" | sed 's/^/    /'
+fi
+# every mail's To: and Cc: are lists of addresses a mailer takes
+if python3 - "$out"/v"$V"-0*.patch <<'PY'
+import email, email.policy, sys
+from email.utils import getaddresses
+bad = 0
+for path in sys.argv[1:]:
+    with open(path, 'rb') as f:
+        msg = email.message_from_binary_file(f, policy=email.policy.compat32)
+    fields = [v for k in ('To', 'Cc') for v in msg.get_all(k, [])]
+    addrs = getaddresses(fields)
+    if not addrs or any('@' not in a or '\\' in a or ' ' in a for _, a in addrs):
+        print('FAIL: To/Cc of', path.rsplit('/', 1)[-1], 'are not a list of addresses:', fields[:1])
+        bad += 1
+sys.exit(bad != 0)
+PY
+then
+	pass=$((pass + 1))
+else
+	fail=$((fail + 1))
 fi
 # every file the series adds has the UALink entry among its maintainers
 uncovered=0

@@ -522,7 +522,13 @@ static void rx_drain(struct amdgpu_ualink_peer *peer)
 	hw_end(mbox);
 	tail = peer->rx_tail;
 	if (head - tail > AMDGPU_UALINK_RING_ENTRIES) {
-		peer->stats.dropped[AMDGPU_UALINK_DROP_RING] += head - tail;
+		/*
+		 * Overrun: what the producer wrote is lost. An index that
+		 * went backwards (a producer starting over, or one that
+		 * writes garbage) loses nothing we could count: once.
+		 */
+		peer->stats.dropped[AMDGPU_UALINK_DROP_RING] +=
+			(s32)(head - tail) > 0 ? head - tail : 1;
 		trace_amdgpu_ualink_msg_drop(mbox->self, peer->id, 0, 0,
 					     amdgpu_ualink_drop_name(AMDGPU_UALINK_DROP_RING));
 		tail = head;

@@ -306,6 +306,45 @@ static void mbox_rejects(struct kunit *test)
 }
 
 /*
+ * A producer index that goes backwards (a sender starting over, or one
+ * writing garbage into its ring's index) is one ring drop, not the 2^32
+ * entries its distance says; the receiver goes on from there.
+ */
+static void mbox_ring_backwards(struct kunit *test)
+{
+	static const u16 ids[] = { A, R };
+	static const enum tpod_kind kinds[] = { TPOD_MBOX, TPOD_RAW };
+	struct tpod *pod = tpod_create(test, 2, ids, kinds);
+	struct amdgpu_ualink_msg hello = {
+		.type = AMDGPU_UALINK_MSG_HELLO, .version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = R, .receiver = A, .txn = 1, .generation = 1,
+	};
+	struct amdgpu_ualink_msg m = tpod_npa_req(R, A, 2), got;
+	struct amdgpu_ualink_mbox_stats *s;
+	u32 next = 0;
+
+	tpod_send(pod, R, A, &hello);
+	KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, &next, &got), 0);
+	KUNIT_ASSERT_EQ(test, got.type, AMDGPU_UALINK_MSG_HELLO_ACK);
+
+	tpod_ring(pod, A, R)->staged -= 3;
+	tpod_publish(pod, R, A);
+	KUNIT_ASSERT_TRUE(test, tpod_wait_consumed(pod, R, A));
+	s = tpod_stats(pod, A, R);
+	KUNIT_EXPECT_EQ(test, s->dropped[AMDGPU_UALINK_DROP_RING], 1);
+	KUNIT_EXPECT_EQ(test, sum(s->dropped, AMDGPU_UALINK_DROP_REASONS), 1);
+
+	/* still answering, from the index the sender went back to */
+	m.txn = 78;
+	tpod_send(pod, R, A, &m);
+	do {
+		KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, &next, &got), 0);
+	} while (got.type != AMDGPU_UALINK_MSG_NPA_FAIL);
+	KUNIT_EXPECT_EQ(test, got.txn, 78);
+	KUNIT_EXPECT_EQ(test, s->dropped[AMDGPU_UALINK_DROP_RING], 1);
+}
+
+/*
  * A burst of doorbells for one entry: it is handled once; doorbells that
  * name no possible peer, or the node itself, are ignored.
  */
@@ -392,7 +431,8 @@ static void fuzz_entry(struct rnd_state *rnd, u8 *e)
 /*
  * Publish a producer index that no sender could have written: more than a
  * ring ahead of what A consumed (or, modulo 2^32, behind it). A drops what
- * it claims to hold without reading it. Returns the entries it claims.
+ * it claims to hold without reading it. Returns the ring drops A counts
+ * for it: the entries an index ahead claims, one for an index behind.
  */
 static u32 fuzz_head(struct tpod *pod, struct rnd_state *rnd)
 {
@@ -402,7 +442,7 @@ static u32 fuzz_head(struct tpod *pod, struct rnd_state *rnd)
 
 	ring->staged = READ_ONCE(ring->tail) + jump;
 	tpod_publish(pod, R, A);
-	return jump;
+	return (s32)jump > 0 ? jump : 1;
 }
 
 /*
@@ -611,6 +651,7 @@ static struct kunit_case amdgpu_ualink_mbox_cases[] = {
 	KUNIT_CASE(mbox_backpressure),
 	KUNIT_CASE(mbox_ring_stuck),
 	KUNIT_CASE_PARAM(mbox_rejects, reject_gen_params),
+	KUNIT_CASE(mbox_ring_backwards),
 	KUNIT_CASE(mbox_doorbell_burst),
 	KUNIT_CASE(mbox_quiesce),
 	KUNIT_CASE_SLOW(mbox_fuzz),

@@ -15,7 +15,10 @@
  *    exporter's page tables walked in the region, its memory read there),
  *    writes a second pattern into its upper half, and exports a buffer of
  *    accelerator 3. A finds B's bytes in its buffer, imports B's buffer on
- *    accelerator 1 and reads it through the fabric.
+ *    accelerator 1 and reads it through the fabric, and a buffer of
+ *    accelerator 2, which it keeps. The owner's access table in the region
+ *    lets accelerator 2 read the NPA of A's buffer, and refuses 3, which
+ *    was never granted it.
  * 2. B imports and releases A's buffer on accelerator 3 in a loop, and the
  *    host kills B's QEMU (SIGKILL) in the middle of it.
  * 3. A is not told, and still counts its grants to B. Accelerator 0 asks
@@ -29,7 +32,11 @@
  *    2 and 3, which ends accelerator 0's connections with their previous
  *    lives and drops the dead guest's grants of the first buffer: 0 then
  *    holds exactly the two new grants. A imports the new B's buffer and
- *    reads it.
+ *    reads it. The new accelerator 2 exports a buffer at the NPA of its
+ *    old life's, which accelerator 1 still imports, never told: its
+ *    access through that import is refused by the new life's access
+ *    table. Accelerator 2 releases its import of A's new buffer: its reads
+ *    of that NPA are refused from then on, while 3, still granted, reads.
  * 5. Everyone releases everything; each guest checks that its
  *    accelerators' counts (exports, grants, pins, imports) are back to 0.
  *
@@ -326,6 +333,18 @@ static long long peer_stat(unsigned int id, unsigned int peer,
 	return -1;
 }
 
+/* The generation accelerator @id knows of @peer's mailbox, 0 if none. */
+static unsigned long long peer_generation(unsigned int id, unsigned int peer)
+{
+	static char lines[PEER_LINES][256];
+	unsigned long long gen = 0;
+
+	if (peer_lines(id, peer, lines) &&
+	    sscanf(lines[0], "peer %*u: %*s generation %llx", &gen) != 1)
+		gen = 0;
+	return gen;
+}
+
 /* Times the region says accelerator @id was brought up (debugfs nodes). */
 static int boots(unsigned int id)
 {
@@ -410,6 +429,82 @@ static unsigned int export(int fd, unsigned int gem, char text[UALINK_HANDLE_STR
 	return ualink_handle_accel(h);
 }
 
+/*
+ * The NPA of the handle @text on accelerator @id, from its debugfs state:
+ * as an export there ("export ...HANDLE" and, once an importer mapped it,
+ * "  npa NPA" on the next line) or as an import ("import ...HANDLE from
+ * ID: STATE npa NPA").
+ */
+static unsigned long long state_npa(unsigned int id, const char *kind,
+				    const char *text)
+{
+	static char buf[65536];
+	struct drm_amdgpu_ualink_handle h;
+	unsigned long long npa = 0;
+	char path[96], want[32], *line, *end;
+	ssize_t n;
+	int fd;
+
+	if (ualink_handle_parse(text, &h))
+		die("state_npa: a handle", EINVAL);
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/state", id);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		die(path, errno);
+	close(fd);
+	buf[n] = 0;
+	snprintf(want, sizeof(want), "%s ...%08x ", kind, (unsigned int)h.hi);
+	line = strstr(buf, want);
+	end = line ? strchr(line, '\n') : NULL;
+	if (end && !strcmp(kind, "export"))
+		end = strchr(line = end + 1, '\n');
+	if (end)
+		*end = 0;
+	line = end ? strstr(line, "npa 0x") : NULL;
+	if (!line || sscanf(line + 4, "%llx", &npa) != 1)
+		die("state_npa: no npa for the handle", ENOENT);
+	return npa;
+}
+
+/*
+ * A 4-byte read of @npa by accelerator @id's GPU, as the fabric carries it
+ * (debugfs "npa", whatever the accelerator imported): 0 or -errno.
+ */
+static int npa_read(unsigned int id, unsigned long long npa, unsigned int *word)
+{
+	char path[96], cmd[64];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/npa", id);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		die(path, errno);
+	snprintf(cmd, sizeof(cmd), "%#llx 4", npa);
+	if (write(fd, cmd, strlen(cmd)) < 0)
+		ret = -errno;
+	else if (read(fd, word, 4) != 4)
+		die("reading what the fabric read", EIO);
+	close(fd);
+	return ret;
+}
+
+static void put_npa(const char *name, unsigned long long npa)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%#llx", npa);
+	put(name, text);
+}
+
+static unsigned long long get_npa(const char *name)
+{
+	char line[64];
+
+	get(name, line, sizeof(line));
+	return strtoull(line, NULL, 0);
+}
+
 /* Our device memory is in the region: the CPU maps it there too. */
 static void cpu_check(int fd, unsigned int gem)
 {
@@ -440,12 +535,13 @@ static int vpod_move_refused(void)
 static void guest_a(void)
 {
 	static unsigned int buf[BUF_SIZE / 4];
-	char text[UALINK_HANDLE_STRLEN], line[128];
+	char text[UALINK_HANDLE_STRLEN], old[UALINK_HANDLE_STRLEN], line[128];
 	int fd0 = open_accel(0), fd1 = open_accel(1), dmabuf, ret;
-	unsigned int gem0, gem0b, imp;
-	int dmabuf2;
+	unsigned int gem0, gem0b, imp, imp_old;
+	int dmabuf2, dmabuf_old;
+	unsigned long long npa_old, npa_new, gen_old[2], gen_new[2];
 	long long d[2];
-	long grants;
+	long grants, imports;
 	double t;
 
 	short_timeout(0);
@@ -460,6 +556,7 @@ static void guest_a(void)
 	/* 1: both ways through the fabric */
 	get("b.handle", line, sizeof(line));
 	show_counts("while B holds an import", 0);
+	put_npa("a.npa", state_npa(0, "export", text));
 	check(count(0, "grants") == 1, "grant-to-b",
 	      "accelerator 0 grants its buffer to B's importer");
 	memset(buf, 0, sizeof(buf));
@@ -478,6 +575,18 @@ static void guest_a(void)
 	      verdict(ret, buf, BUF_SIZE, 0xc));
 	show_counts("holding B's buffer", 1);
 	check(count(1, "imports") == 1, "acc1-holds-import", "accelerator 1 holds one import");
+	/*
+	 * An import of B's accelerator 2 that accelerator 1 keeps across B's
+	 * death and new life without sending 2 anything: it still points at
+	 * 2's window once the new life exports there.
+	 */
+	get("b.handle2", line, sizeof(line));
+	imp_old = import(fd1, line, &dmabuf_old, "import-acc2-old-life");
+	npa_old = state_npa(1, "import", line);
+	ret = gpu_access(fd1, imp_old, 0, buf, 4096, 0);
+	check(!ret, "acc1-reads-acc2-old-life",
+	      "accelerator 1 reads accelerator 2's buffer while its grant holds: %s",
+	      ret ? strerror(-ret) : "done");
 	put("a.done", "1");
 
 	/* 2, 3: B dies; nobody tells us */
@@ -489,6 +598,10 @@ static void guest_a(void)
 	check(peer_stat(0, 3, "npa_req", "received") >= 4, "b-loop-reached-a",
 	      "guest B's loop reached accelerator 0: %lld first imports from accelerator 3",
 	      peer_stat(0, 3, "npa_req", "received"));
+	gen_old[0] = peer_generation(0, 2);
+	gen_old[1] = peer_generation(0, 3);
+	printf("pod: accelerator 0 knows generations %#llx and %#llx of 2 and 3\n",
+	       gen_old[0], gen_old[1]);
 	check(grants >= 1, "grant-to-dead-guest-kept",
 	      "accelerator 0 still counts %ld grant(s) to the dead guest: nothing told it",
 	      grants);
@@ -536,8 +649,13 @@ static void guest_a(void)
 	show_peer(1, 3);
 	drmCloseBufferHandle(fd1, imp);
 	close(dmabuf);
-	check(wait_count(1, "imports", 0) == 0, "dead-import-released",
-	      "accelerator 1 holds no import any more");
+	check(wait_count(1, "imports", 1) == 1, "dead-import-released",
+	      "accelerator 1 holds no import of accelerator 3 any more (one of 2's left)");
+	/* nothing told accelerator 1 that 2 died: its import of 2 stands */
+	ret = gpu_access(fd1, imp_old, 0, buf, 4096, 0);
+	check(!ret, "old-life-import-stands",
+	      "accelerator 1 still reads the dead accelerator 2's buffer: %s",
+	      ret ? strerror(-ret) : "done");
 
 	/* the survivors keep working with each other */
 	get("a.handle", line, sizeof(line));
@@ -548,7 +666,7 @@ static void guest_a(void)
 	      verdict(ret, buf, BUF_SIZE / 2, 0xa));
 	drmCloseBufferHandle(fd1, imp);
 	close(dmabuf);
-	wait_count(1, "imports", 0);
+	wait_count(1, "imports", 1);
 	show_counts("after the timeouts", 0);
 	show_counts("after the timeouts", 1);
 
@@ -557,6 +675,41 @@ static void guest_a(void)
 	export(fd0, gem0b, text);
 	put("a.handle2", text);
 	get("b2.handle", line, sizeof(line));
+	put_npa("a.npa2", state_npa(0, "export", text));
+	/*
+	 * The new life of accelerator 2 exported a buffer at the NPA the old
+	 * life's was at; its access table knows nothing of accelerator 1.
+	 */
+	gen_new[0] = peer_generation(0, 2);
+	gen_new[1] = peer_generation(0, 3);
+	check(gen_old[0] && gen_old[1] && gen_new[0] && gen_new[1] &&
+	      gen_new[0] != gen_old[0] && gen_new[1] != gen_old[1],
+	      "new-life-new-generation",
+	      "accelerator 0 knows new generations of 2 and 3: %#llx -> %#llx, %#llx -> %#llx",
+	      gen_old[0], gen_new[0], gen_old[1], gen_new[1]);
+	/* a handle of accelerator 3's old life names nothing in the new one */
+	get("b.handle", old, sizeof(old));
+	ret = try_import(fd1, old, &dmabuf2);
+	check(ret == -ENOENT, "old-life-handle-refused",
+	      "accelerator 1 imports accelerator 3's old-life handle %s: %s",
+	      old, ret ? ualink_strerror(ret) : "it worked");
+	if (!ret)
+		close(dmabuf2);
+	npa_new = get_npa("b2.npa2");
+	check(npa_old == npa_new, "old-life-npa-reused",
+	      "accelerator 2's new life exported at the NPA of its old life's buffer (%#llx, %#llx)",
+	      npa_old, npa_new);
+	memset(buf, 0, 4096);
+	imports = count(1, "imports");
+	ret = gpu_access(fd1, imp_old, 0, buf, 4096, 0);
+	check(ret == -ENODEV, "old-life-import-refused",
+	      "accelerator 1's import of accelerator 2's old life (%s), at its new life's buffer: %s",
+	      imports == 1 ? "still held" :
+	      "already dropped", !ret && !mismatch(buf, 4096, 0xf) ?
+	      "it reads the new life's buffer" : ret ? strerror(-ret) : "it reads");
+	drmCloseBufferHandle(fd1, imp_old);
+	close(dmabuf_old);
+	wait_count(1, "imports", 0);
 	check(boots(2) == 2 && boots(3) == 2, "second-boot-counted",
 	      "the region counts a second boot of accelerators 2 and 3 (%d, %d)",
 	      boots(2), boots(3));
@@ -600,7 +753,8 @@ static void guest_b(void)
 	static unsigned int buf[BUF_SIZE / 4];
 	char text[UALINK_HANDLE_STRLEN], line[128];
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf, ret;
-	unsigned int imp, gem3, n, done;
+	unsigned int imp, gem3, n, done, word;
+	unsigned long long npa;
 
 	show_counts("before", 2);
 	get("a.handle", line, sizeof(line));
@@ -624,6 +778,17 @@ static void guest_b(void)
 	check(export(fd3, gem_create(fd3), text) == 3, "export-3-third",
 	      "accelerator 3 exported %s", text);
 	put("b.handle3", text);
+	/* the owner's access table, read by another kernel's fabric */
+	npa = get_npa("a.npa");
+	fill(buf, 4, 0xa);
+	ret = npa_read(2, npa, &word);
+	check(!ret && word == buf[0], "acc2-npa-granted",
+	      "accelerator 2 reads NPA %#llx, which accelerator 0 granted it: %s",
+	      npa, ret ? strerror(-ret) : word == buf[0] ? "the pattern" : "other bytes");
+	ret = npa_read(3, npa, &word);
+	check(ret == -ENODEV, "acc3-never-granted-refused",
+	      "accelerator 3, never granted NPA %#llx, is refused: %s",
+	      npa, ret ? strerror(-ret) : "it reads");
 	get("a.done", line, sizeof(line));
 	show_counts("while A holds an import", 3);
 	check(count(3, "grants") == 1, "grant-to-a", "accelerator 3 grants its buffer to A's importer");
@@ -654,8 +819,11 @@ static void guest_b2(void)
 	static unsigned int buf[BUF_SIZE / 4];
 	char text[UALINK_HANDLE_STRLEN], line[128];
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf2, dmabuf3, ret;
-	unsigned int imp2, imp3, gem3;
+	int dmabuf2n;
+	unsigned int imp2, imp3, imp2n, gem2, gem3, word;
+	unsigned long long npa;
 	long long d[3];
+	double t;
 
 	short_timeout(2);
 	short_timeout(3);
@@ -668,24 +836,54 @@ static void guest_b2(void)
 	check(!ret && !mismatch(buf, BUF_SIZE, 0xe), "acc2-reads-a-new",
 	      "accelerator 2 reads guest A's new buffer through the fabric: %s",
 	      verdict(ret, buf, BUF_SIZE, 0xe));
+	/*
+	 * A buffer at the NPA of our old life's, which A still imports:
+	 * mapped there once accelerator 3 imports it, and granted to 3 only.
+	 */
+	gem2 = filled_buffer(fd2, 0xf);
+	check(export(fd2, gem2, text) == 2, "export-2-new-life",
+	      "accelerator 2 exported %s", text);
+	imp2n = import(fd3, text, &dmabuf2n, "import-2-new-life-on-3");
+	put_npa("b2.npa2", state_npa(2, "export", text));
 	gem3 = filled_buffer(fd3, 0xd);
 	check(export(fd3, gem3, text) == 3, "export-3", "accelerator 3 exported %s", text);
 	put("b2.handle", text);
+	npa = get_npa("a.npa2");
+	fill(buf, 4, 0xe);
+	ret = npa_read(2, npa, &word);
+	check(!ret && word == buf[0], "acc2-npa-granted-new",
+	      "accelerator 2 reads NPA %#llx of A's new buffer while granted: %s",
+	      npa, ret ? strerror(-ret) : word == buf[0] ? "the pattern" : "other bytes");
 	get("a.done2", line, sizeof(line));
 	show_counts("while A holds an import", 3);
 	check(count(3, "grants") == 1, "grant-to-a", "accelerator 3 grants its buffer to A's importer");
 
+	/* accelerator 2 lets go: its grant is revoked, 3's stays */
 	drmCloseBufferHandle(fd2, imp2);
 	close(dmabuf2);
+	wait_count(2, "imports", 0);
+	t = now_s();
+	while (!(ret = npa_read(2, npa, &word)) && now_s() < t + 30)
+		usleep(50 * 1000);
+	check(ret == -ENODEV, "acc2-revoked-refused",
+	      "accelerator 2's read of NPA %#llx after its release: %s (%.1f s)",
+	      npa, ret ? strerror(-ret) : "it still reads", now_s() - t);
+	ret = npa_read(3, npa, &word);
+	check(!ret && word == buf[0], "acc3-still-granted",
+	      "accelerator 3, still granted, reads NPA %#llx: %s",
+	      npa, ret ? strerror(-ret) : word == buf[0] ? "the pattern" : "other bytes");
 	drmCloseBufferHandle(fd3, imp3);
 	close(dmabuf3);
-	wait_count(2, "imports", 0);
+	drmCloseBufferHandle(fd3, imp2n);
+	close(dmabuf2n);
 	wait_count(3, "imports", 0);
 	put("b2.released", "1");
 	get("a.end", line, sizeof(line));
 	drmCloseBufferHandle(fd3, gem3);
+	drmCloseBufferHandle(fd2, gem2);
 	close(fd2);
 	close(fd3);
+	wait_count(2, "exports", 0);
 	wait_count(3, "exports", 0);
 	d[0] = show_peer(2, 0);
 	d[1] = show_peer(3, 0);

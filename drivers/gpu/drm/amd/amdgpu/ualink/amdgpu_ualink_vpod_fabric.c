@@ -366,6 +366,8 @@ static int walk(struct amdgpu_ualink_vpod_node *owner, u64 offset, u64 *addr)
 /* The accelerators a range of an owner's window lets through. */
 struct amdgpu_ualink_vpod_access {
 	DECLARE_BITMAP(allowed, AMDGPU_UALINK_MAX_ACCELS);
+	/* in a pod across kernels: its slot in the region's access table */
+	unsigned int slot;
 };
 
 /* May @requester reach window offset @offset of @owner? Under walk_lock. */
@@ -396,12 +398,17 @@ static void window_pages(struct amdgpu_ualink_vpod_node *node, u64 npa,
  * @npa: the first address of the range, in @node's window
  * @size: its size
  *
- * Returns: 0, -ENOMEM, or -EIO when the test asked for a refusal
+ * In a pod across kernels, the range and @importer go to @node's access
+ * table in the shared region too, which the other kernels check.
+ *
+ * Returns: 0, -ENOMEM, -ENOSPC when the region's access table of @node is
+ * full, or -EIO when the test asked for a refusal
  * (&amdgpu_ualink_vpod_node.refuse_access).
  */
 int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 			     u16 importer, u64 npa, u64 size)
 {
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
 	struct amdgpu_ualink_vpod_access *a;
 	unsigned long first, last;
 	int ret = 0;
@@ -416,12 +423,27 @@ int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 	a = mtree_load(&node->access, first);
 	if (!a) {
 		a = kzalloc_obj(*a, GFP_KERNEL);
-		ret = a ? mtree_store_range(&node->access, first, last, a,
-					    GFP_KERNEL) : -ENOMEM;
+		if (!a) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		/* what the other kernels' requesters are checked against */
+		ret = shm ? amdgpu_ualink_vpod_shm_acl_add(shm, node->id, first,
+							   last - first + 1,
+							   importer) : 0;
+		if (ret >= 0) {
+			a->slot = ret;
+			ret = mtree_store_range(&node->access, first, last, a,
+						GFP_KERNEL);
+			if (ret && shm)
+				amdgpu_ualink_vpod_shm_acl_del(shm, node->id, a->slot);
+		}
 		if (ret) {
 			kfree(a);
 			goto out;
 		}
+	} else if (shm) {
+		amdgpu_ualink_vpod_shm_acl_set(shm, node->id, a->slot, importer, true);
 	}
 	spin_lock(&node->walk_lock);
 	__set_bit(importer, a->allowed);
@@ -445,6 +467,7 @@ out:
 void amdgpu_ualink_vpod_deny(struct amdgpu_ualink_vpod_node *node,
 			     u16 importer, u64 npa, u64 size)
 {
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
 	struct amdgpu_ualink_vpod_access *a;
 	unsigned long first, last;
 	bool empty;
@@ -458,6 +481,10 @@ void amdgpu_ualink_vpod_deny(struct amdgpu_ualink_vpod_node *node,
 	__clear_bit(importer, a->allowed);
 	empty = bitmap_empty(a->allowed, AMDGPU_UALINK_MAX_ACCELS);
 	spin_unlock(&node->walk_lock);
+	if (shm && empty)
+		amdgpu_ualink_vpod_shm_acl_del(shm, node->id, a->slot);
+	else if (shm)
+		amdgpu_ualink_vpod_shm_acl_set(shm, node->id, a->slot, importer, false);
 	if (empty) {
 		mtree_erase(&node->access, first);
 		/* a check that found @a is over once we get the lock */
@@ -470,8 +497,9 @@ out:
 }
 
 /*
- * One page's worth of an access to memory another kernel hosts: a walk of
- * its tables in the shared region, whatever they hold, and the copy.
+ * One page's worth of an access to memory another kernel hosts: the
+ * owner's check of @node in its access table in the shared region, a walk
+ * of its tables there, whatever they hold, and the copy.
  */
 static int remote_access(struct amdgpu_ualink_vpod_node *node,
 			 struct amdgpu_ualink_vpod_node *owner, u64 offset,
@@ -479,6 +507,9 @@ static int remote_access(struct amdgpu_ualink_vpod_node *node,
 {
 	u64 addr;
 
+	if (!amdgpu_ualink_vpod_shm_acl_allows(amdgpu_ualink_vpod->shm, owner->id,
+					       offset >> PAGE_SHIFT, node->id))
+		return -ENODEV;
 	atomic64_inc(&node->walks);
 	if (walk(owner, offset & PAGE_MASK, &addr))
 		return -ENODEV;
@@ -507,9 +538,9 @@ static int remote_access(struct amdgpu_ualink_vpod_node *node,
  * old translation is in flight.
  *
  * The memory of an accelerator another kernel hosts is reached through
- * the shared region: its tables are walked for every page (no TLB entry
- * is kept: that kernel's shootdowns cannot reach ours), and its access
- * sets are not known here (see amdgpu_ualink_vpod_shm.c).
+ * the shared region: each page is checked against the owner's access
+ * table there and its tables are walked (no TLB entry is kept: that
+ * kernel's shootdowns cannot reach ours; see amdgpu_ualink_vpod_shm.c).
  *
  * Returns: 0, or -ENODEV when the owner is unreachable, refuses @node or
  * a page is not mapped (what a GPU would see as a fabric fault).

@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
+#include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_vpod.h"
 #include "amdgpu_ualink_vpod_shm.h"
 
@@ -31,10 +32,13 @@
  *   &struct amdgpu_ualink_vpod_ring, from page 1 on;
  * - per accelerator, its **page-table pool**
  *   (%AMDGPU_UALINK_VPOD_SHM_PT_PAGES pages; directory entries hold region
- *   offsets) followed by its **device memory**.
+ *   offsets), its **access table** (%AMDGPU_UALINK_VPOD_SHM_ACL_PAGES
+ *   pages of &struct vpod_shm_acl_slot: which accelerators may reach which
+ *   pages of its window, as an owner's fabric port holds it) and its
+ *   **device memory**.
  *
- * A guest writes the header fields, tables and memory of the accelerators
- * it hosts; the slots and producer indices of their rings at others; the
+ * A guest writes the header fields, tables, access tables and memory of
+ * the accelerators it hosts; the slots and producer indices of their rings at others; the
  * consumer indices of others' rings at them; and the ``waiting`` flag of
  * their rings at others (set when a ring is full, cleared by its poller
  * when it rings the sender's doorbell). All guests share the host's byte order. A file QEMU
@@ -59,18 +63,28 @@
  * them may see the new sender overrun its ring once, which the mailbox
  * counts as a ring drop and heals by retransmission.
  *
- * What this does not model: an exporter's access sets and TLB shootdowns
- * do not reach another kernel. An accelerator caches no translation of
- * another kernel's memory (every access walks the owner's tables in the
- * region), so unmapping the range makes the next access fault; but an
- * access in flight during the unmap may still complete with the old
- * translation, and an importer that was never granted a range it knows
- * the NPA of is stopped only by the owner's tables.
+ * Every access to another kernel's accelerator is checked against that
+ * owner's access table in the region before the walk, as the owner's
+ * fabric port would check the requester: an accelerator that was never
+ * granted the range, whose grant was revoked, or that holds an import of
+ * the owner's previous life (a new life starts with an empty table) is
+ * refused with the fault a GPU would see. Only the owner's kernel writes
+ * its table, one slot per granted range, under the owner's
+ * &amdgpu_ualink_vpod_node.access_lock; a slot's sequence count is odd
+ * while it is rewritten, so that a reader in another kernel never takes
+ * half of one range and half of the next for a grant. Whatever a reader
+ * finds there is only compared, never followed.
+ *
+ * What this does not model: TLB shootdowns do not reach another kernel.
+ * An accelerator caches no translation of another kernel's memory (every
+ * access walks the owner's tables in the region), so unmapping the range
+ * or revoking the grant makes the next access fault; but an access in
+ * flight at that moment may still complete.
  */
 
 #define VPOD_SHM_MAGIC		0x6b6c6175	/* "ualk" */
 #define VPOD_SHM_INIT		0x74696e69	/* "init": being written */
-#define VPOD_SHM_VERSION	2
+#define VPOD_SHM_VERSION	3
 
 /* The region's page 0; all guests share the host's byte order. */
 struct vpod_shm_header {
@@ -89,6 +103,24 @@ struct vpod_shm_header {
 		u32 pad;
 	} node[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
 };
+
+/*
+ * One range of an owner's window and the accelerators it lets through; all
+ * zero is a free slot (no pages).
+ */
+struct vpod_shm_acl_slot {
+	/* odd while the owner rewrites @first, @pages and @allowed */
+	u32 seq;
+	u32 pad;
+	/* the range, in pages of the window */
+	u64 first;
+	u64 pages;
+	/* bit n: accelerator n may access the range */
+	u64 allowed[AMDGPU_UALINK_MAX_ACCELS / 64];
+};
+
+#define VPOD_SHM_ACL_SLOTS \
+	(AMDGPU_UALINK_VPOD_SHM_ACL_PAGES * PAGE_SIZE / sizeof(struct vpod_shm_acl_slot))
 
 /**
  * struct amdgpu_ualink_vpod_shm - this kernel's view of the shared region
@@ -114,6 +146,11 @@ struct amdgpu_ualink_vpod_shm {
 	spinlock_t lock;
 	/** @pt_used: per accelerator, its pool's pages in use (ours only) */
 	unsigned long *pt_used[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
+	/**
+	 * @acl_used: per accelerator, its access table's slots in use (ours
+	 * only); changed under the owner's access_lock
+	 */
+	DECLARE_BITMAP(acl_used[AMDGPU_UALINK_VPOD_SHM_MAX_NODES], VPOD_SHM_ACL_SLOTS);
 	/** @poller: the thread that polls remote senders' rings */
 	struct task_struct *poller;
 	/** @poll: what it calls */
@@ -123,6 +160,13 @@ struct amdgpu_ualink_vpod_shm {
 static u64 pt_off(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 {
 	return shm->node_off + id * shm->node_stride;
+}
+
+/* An accelerator's access table: right after its page-table pool. */
+static struct vpod_shm_acl_slot *acl(struct amdgpu_ualink_vpod_shm *shm, u16 id)
+{
+	return shm->base + pt_off(shm, id) +
+		AMDGPU_UALINK_VPOD_SHM_PT_PAGES * PAGE_SIZE;
 }
 
 /* The first kernel writes the header; the others wait for it. */
@@ -202,7 +246,8 @@ amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size,
 	shm->ring_stride = round_up(sizeof(struct amdgpu_ualink_vpod_ring), 64);
 	shm->node_off = PAGE_SIZE + round_up(num_nodes * num_nodes *
 					     shm->ring_stride, PAGE_SIZE);
-	shm->node_stride = AMDGPU_UALINK_VPOD_SHM_PT_PAGES * PAGE_SIZE + vram_size;
+	shm->node_stride = (AMDGPU_UALINK_VPOD_SHM_PT_PAGES +
+			    AMDGPU_UALINK_VPOD_SHM_ACL_PAGES) * PAGE_SIZE + vram_size;
 	need = shm->node_off + num_nodes * shm->node_stride;
 
 	shm->pdev = pci_get_device(PCI_VENDOR_ID_REDHAT_QUMRANET, 0x1110, NULL);
@@ -303,7 +348,8 @@ amdgpu_ualink_vpod_shm_ring(struct amdgpu_ualink_vpod_shm *shm, u16 receiver,
 void *amdgpu_ualink_vpod_shm_vram(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 				  phys_addr_t *phys)
 {
-	u64 off = pt_off(shm, id) + AMDGPU_UALINK_VPOD_SHM_PT_PAGES * PAGE_SIZE;
+	u64 off = pt_off(shm, id) + (AMDGPU_UALINK_VPOD_SHM_PT_PAGES +
+				     AMDGPU_UALINK_VPOD_SHM_ACL_PAGES) * PAGE_SIZE;
 
 	*phys = shm->phys + off;
 	return shm->base + off;
@@ -314,11 +360,16 @@ void *amdgpu_ualink_vpod_shm_vram(struct amdgpu_ualink_vpod_shm *shm, u16 id,
  * @shm: the region
  * @id: the accelerator, hosted here
  *
- * Counts the boot and forgets the page tables a predecessor left.
+ * Counts the boot and forgets the page tables and grants a predecessor
+ * left: the new life lets nobody in until it grants.
  */
 void amdgpu_ualink_vpod_shm_start(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 {
 	WRITE_ONCE(shm->hdr->node[id].root, 0);
+	memset(acl(shm, id), 0, AMDGPU_UALINK_VPOD_SHM_ACL_PAGES * PAGE_SIZE);
+	bitmap_zero(shm->acl_used[id], VPOD_SHM_ACL_SLOTS);
+	/* the empty table before the boot count that says it is a new life */
+	smp_wmb();
 	WRITE_ONCE(shm->hdr->node[id].boots, shm->hdr->node[id].boots + 1);
 }
 
@@ -417,6 +468,116 @@ const u64 *amdgpu_ualink_vpod_shm_root(struct amdgpu_ualink_vpod_shm *shm,
 	u64 root = smp_load_acquire(&shm->hdr->node[id].root);
 
 	return amdgpu_ualink_vpod_shm_table(shm, id, root);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_acl_add - publish a range of an owner's window
+ * @shm: the region
+ * @id: the owner, hosted here; the caller holds its access_lock
+ * @first: the range's first page in the window
+ * @pages: its number of pages
+ * @importer: the first accelerator it lets through
+ *
+ * Returns: the slot, or -ENOSPC when the owner's table is full.
+ */
+int amdgpu_ualink_vpod_shm_acl_add(struct amdgpu_ualink_vpod_shm *shm, u16 id,
+				   u64 first, u64 pages, u16 importer)
+{
+	struct vpod_shm_acl_slot *slot;
+	unsigned int i;
+
+	i = find_first_zero_bit(shm->acl_used[id], VPOD_SHM_ACL_SLOTS);
+	if (i >= VPOD_SHM_ACL_SLOTS)
+		return -ENOSPC;
+	__set_bit(i, shm->acl_used[id]);
+	slot = &acl(shm, id)[i];
+	WRITE_ONCE(slot->seq, slot->seq + 1);
+	smp_wmb();	/* odd before the rewrite */
+	WRITE_ONCE(slot->first, first);
+	WRITE_ONCE(slot->pages, pages);
+	memset(slot->allowed, 0, sizeof(slot->allowed));
+	WRITE_ONCE(slot->allowed[importer / 64], BIT_ULL(importer % 64));
+	smp_wmb();	/* the rewrite before even */
+	WRITE_ONCE(slot->seq, slot->seq + 1);
+	return i;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_acl_set - let an accelerator in or out of a range
+ * @shm: the region
+ * @id: the owner, hosted here; the caller holds its access_lock
+ * @slot: the range's slot, from amdgpu_ualink_vpod_shm_acl_add()
+ * @importer: the accelerator
+ * @allow: let it in, else out
+ */
+void amdgpu_ualink_vpod_shm_acl_set(struct amdgpu_ualink_vpod_shm *shm, u16 id,
+				    unsigned int slot, u16 importer, bool allow)
+{
+	u64 *word = &acl(shm, id)[slot].allowed[importer / 64];
+	u64 bit = BIT_ULL(importer % 64);
+
+	WRITE_ONCE(*word, allow ? *word | bit : *word & ~bit);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_acl_del - withdraw a range nobody may reach any more
+ * @shm: the region
+ * @id: the owner, hosted here; the caller holds its access_lock
+ * @slot: the range's slot, free again once this returns
+ */
+void amdgpu_ualink_vpod_shm_acl_del(struct amdgpu_ualink_vpod_shm *shm, u16 id,
+				    unsigned int slot)
+{
+	struct vpod_shm_acl_slot *s = &acl(shm, id)[slot];
+
+	WRITE_ONCE(s->seq, s->seq + 1);
+	smp_wmb();	/* odd before the range goes */
+	WRITE_ONCE(s->pages, 0);
+	smp_wmb();	/* gone before even */
+	WRITE_ONCE(s->seq, s->seq + 1);
+	__clear_bit(slot, shm->acl_used[id]);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_acl_allows - the owner's check of a requester
+ * @shm: the region
+ * @id: the owner, hosted by any kernel
+ * @page: the page of its window accessed
+ * @requester: the accelerator accessing it
+ *
+ * What the table holds was written by another kernel and is only
+ * compared: a slot being rewritten is read again, a few times at most.
+ *
+ * Returns: whether a range of @id's table holding @page lets @requester in.
+ */
+bool amdgpu_ualink_vpod_shm_acl_allows(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id, u64 page, u16 requester)
+{
+	const struct vpod_shm_acl_slot *slot = acl(shm, id);
+	unsigned int i, tries;
+
+	for (i = 0; i < VPOD_SHM_ACL_SLOTS; i++, slot++) {
+		for (tries = 0; tries < 4; tries++) {
+			/* pairs with the writers' smp_wmb() before even */
+			u32 seq = smp_load_acquire(&slot->seq);
+			u64 first, pages, word;
+
+			if (seq & 1) {
+				cpu_relax();
+				continue;
+			}
+			first = READ_ONCE(slot->first);
+			pages = READ_ONCE(slot->pages);
+			word = READ_ONCE(slot->allowed[requester / 64]);
+			smp_rmb();	/* the fields before the count again */
+			if (READ_ONCE(slot->seq) != seq)
+				continue;
+			if (page - first >= pages)
+				break;	/* not this slot's range */
+			return word & BIT_ULL(requester % 64);
+		}
+	}
+	return false;
 }
 
 static int poll_thread(void *data)

@@ -16,6 +16,8 @@ struct amdgpu_ualink_vpod_shm;
 #define AMDGPU_UALINK_VPOD_SHM_MAX_NODES	16
 /* page-table pages each accelerator has in the region */
 #define AMDGPU_UALINK_VPOD_SHM_PT_PAGES		256
+/* pages of each accelerator's access table in the region (107 ranges) */
+#define AMDGPU_UALINK_VPOD_SHM_ACL_PAGES	4
 
 struct amdgpu_ualink_vpod_shm *
 amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size,
@@ -36,6 +38,14 @@ const u64 *amdgpu_ualink_vpod_shm_root(struct amdgpu_ualink_vpod_shm *shm,
 				       u16 id);
 u32 amdgpu_ualink_vpod_shm_boots(struct amdgpu_ualink_vpod_shm *shm, u16 id);
 void amdgpu_ualink_vpod_shm_start(struct amdgpu_ualink_vpod_shm *shm, u16 id);
+int amdgpu_ualink_vpod_shm_acl_add(struct amdgpu_ualink_vpod_shm *shm, u16 id,
+				   u64 first, u64 pages, u16 importer);
+void amdgpu_ualink_vpod_shm_acl_set(struct amdgpu_ualink_vpod_shm *shm, u16 id,
+				    unsigned int slot, u16 importer, bool allow);
+void amdgpu_ualink_vpod_shm_acl_del(struct amdgpu_ualink_vpod_shm *shm, u16 id,
+				    unsigned int slot);
+bool amdgpu_ualink_vpod_shm_acl_allows(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id, u64 page, u16 requester);
 int amdgpu_ualink_vpod_shm_poll_start(struct amdgpu_ualink_vpod_shm *shm,
 				      void (*poll)(void));
 void amdgpu_ualink_vpod_shm_poll_stop(struct amdgpu_ualink_vpod_shm *shm);

@@ -2,6 +2,7 @@
 
 #include <linux/err.h>
 #include <linux/export.h>
+#include <linux/slab.h>
 #include <linux/wait_bit.h>
 
 #include <drm/drm_print.h>
@@ -77,9 +78,15 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 	mutex_init(&dev->lock);
 	mutex_init(&dev->revoke_lock);
 	init_waitqueue_head(&dev->gone);
+	dev->peer_refs = kvcalloc(AMDGPU_UALINK_MAX_ACCELS,
+				  sizeof(*dev->peer_refs), GFP_KERNEL);
+	if (!dev->peer_refs) {
+		ret = -ENOMEM;
+		goto err_lock;
+	}
 	ret = amdgpu_ualink_window_init(&dev->window, id);
 	if (ret)
-		goto err_lock;
+		goto err_refs;
 	dev->wq = alloc_workqueue("amdgpu_ualink_dev%u", WQ_UNBOUND, 0, id);
 	if (!dev->wq) {
 		ret = -ENOMEM;
@@ -108,6 +115,8 @@ err_wq:
 	destroy_workqueue(dev->wq);
 err_window:
 	amdgpu_ualink_window_fini(&dev->window);
+err_refs:
+	kvfree(dev->peer_refs);
 err_lock:
 	mutex_destroy(&dev->revoke_lock);
 	mutex_destroy(&dev->lock);
@@ -145,6 +154,7 @@ void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev)
 	amdgpu_ualink_export_fini(dev);
 	destroy_workqueue(dev->wq);
 	amdgpu_ualink_window_fini(&dev->window);
+	kvfree(dev->peer_refs);
 	mutex_destroy(&dev->revoke_lock);
 	mutex_destroy(&dev->lock);
 }

@@ -207,6 +207,22 @@ struct amdgpu_ualink_dev {
 	/** @num_imports: imports alive, in any state */
 	unsigned int num_imports;
 	/**
+	 * @peer_refs: per accelerator, what it holds of ours and we of it:
+	 * @peer_refs.grants, the access sets it is in; @peer_refs.imports,
+	 * our imports of its exports in @imports. A connection that ends
+	 * with both 0 costs no walk of our exports or imports, however
+	 * often a peer restarts.
+	 */
+	struct amdgpu_ualink_peer_refs {
+		unsigned int grants;
+		unsigned int imports;
+	} *peer_refs;
+	/**
+	 * @walk_visits: exports and imports the walks that revoke and kill
+	 * visited; for the tests
+	 */
+	unsigned long walk_visits;
+	/**
 	 * @releasing: imports whose last reference went and whose release
 	 * has not finished; amdgpu_ualink_dev_flush() waits for 0
 	 */

@@ -544,6 +544,7 @@ static void access_remove(struct amdgpu_ualink_dev *dev,
 	lockdep_assert_held(&dev->lock);
 
 	__clear_bit(peer, exp->access);
+	dev->peer_refs[peer].grants--;
 	exp->nr_access--;
 	exp->nr_undoing++;
 	r->exp = exp;
@@ -756,6 +757,7 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 		goto unlock;
 	}
 	__set_bit(peer, exp->access);
+	dev->peer_refs[peer].grants++;
 	exp->nr_access++;
 	range->holds++;
 	dev->num_grants++;
@@ -818,6 +820,10 @@ EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_request);
  * Take out of every export's access set the importers @gone says go, live
  * exports and ended ones alike (those waiting for the end work and those
  * it is revoking). Walks are serialised (&amdgpu_ualink_dev.walk_lock).
+ * With @only an accelerator's ID (the only one @gone can name), the walk is
+ * skipped when that accelerator is in no access set
+ * (&amdgpu_ualink_dev.peer_refs): a peer that restarts again and again
+ * while holding nothing of ours costs no walk of our exports.
  *
  * The fabric refuses each importer on each range as it is taken out (the
  * lock is dropped for each deny). The walk goes on from where it was
@@ -836,7 +842,7 @@ EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_request);
 static void export_remove_where(struct amdgpu_ualink_dev *dev,
 				bool (*gone)(struct amdgpu_ualink_dev *dev,
 					     unsigned long arg, u16 peer),
-				unsigned long arg)
+				unsigned long arg, int only)
 {
 	struct list_head *lists[] = {
 		&dev->export_list, &dev->ended, &dev->draining,
@@ -854,10 +860,17 @@ static void export_remove_where(struct amdgpu_ualink_dev *dev,
 	bitmap_zero(unacked, AMDGPU_UALINK_MAX_ACCELS);
 	mutex_lock(&dev->walk_lock);
 	mutex_lock(&dev->lock);
+	if (only >= 0 && !dev->peer_refs[only].grants) {
+		/* in no access set: nothing to find (a peer greeting in a loop) */
+		mutex_unlock(&dev->lock);
+		mutex_unlock(&dev->walk_lock);
+		return;
+	}
 again:
 	moves = dev->export_moves;
 	for (i = 0; i < ARRAY_SIZE(lists); i++) {
 		list_for_each_entry(exp, lists[i], link) {
+			dev->walk_visits++;
 			for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
 				if (!gone(dev, arg, peer))
 					continue;
@@ -911,7 +924,7 @@ static bool is_peer(struct amdgpu_ualink_dev *dev, unsigned long arg, u16 peer)
  */
 void amdgpu_ualink_export_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 {
-	export_remove_where(dev, is_peer, peer);
+	export_remove_where(dev, is_peer, peer, peer);
 	unacked_end(dev, peer);
 }
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_peer_gone);
@@ -937,7 +950,7 @@ static bool not_member(struct amdgpu_ualink_dev *dev, unsigned long arg,
  */
 void amdgpu_ualink_export_revoke_nonmembers(struct amdgpu_ualink_dev *dev)
 {
-	export_remove_where(dev, not_member, 0);
+	export_remove_where(dev, not_member, 0, -1);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_revoke_nonmembers);
 

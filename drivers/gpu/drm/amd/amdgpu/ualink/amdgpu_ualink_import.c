@@ -262,6 +262,7 @@ static void import_unlist(struct amdgpu_ualink_dev *dev,
 		return;
 	rhashtable_remove_fast(&dev->imports, &imp->node, import_params);
 	imp->in_table = false;
+	dev->peer_refs[import_exporter(imp)].imports--;
 	dev->unlisted++;
 	wake_up_all(&dev->gone);
 }
@@ -697,6 +698,7 @@ again:
 			return ret;
 		}
 		imp->in_table = true;
+		dev->peer_refs[exporter].imports++;
 		dev->num_imports++;
 		trace_amdgpu_ualink_import_request(dev->id, exporter,
 						   imp->handle[0], 0, 0, 0);
@@ -929,9 +931,12 @@ static void import_for_each(struct amdgpu_ualink_dev *dev,
 	mutex_lock(&dev->lock);
 	rhashtable_walk_enter(&dev->imports, &iter);
 	rhashtable_walk_start(&iter);
-	while ((imp = rhashtable_walk_next(&iter)))
-		if (!IS_ERR(imp))
-			fn(dev, imp, arg);
+	while ((imp = rhashtable_walk_next(&iter))) {
+		if (IS_ERR(imp))
+			continue;
+		dev->walk_visits++;
+		fn(dev, imp, arg);
+	}
 	rhashtable_walk_stop(&iter);
 	rhashtable_walk_exit(&iter);
 	mutex_unlock(&dev->lock);
@@ -1004,7 +1009,13 @@ static void import_kill_if_from(struct amdgpu_ualink_dev *dev,
  */
 void amdgpu_ualink_import_peer_gone(struct amdgpu_ualink_dev *dev, u16 peer)
 {
-	import_for_each(dev, import_kill_if_from, peer);
+	bool held;
+
+	/* a peer we import nothing from costs no walk of our imports */
+	scoped_guard(mutex, &dev->lock)
+		held = dev->peer_refs[peer].imports;
+	if (held)
+		import_for_each(dev, import_kill_if_from, peer);
 }
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_import_peer_gone);
 

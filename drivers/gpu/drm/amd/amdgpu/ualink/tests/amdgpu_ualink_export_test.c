@@ -1451,6 +1451,121 @@ static void kvfree_action(void *ptr)
 }
 
 /*
+ * As R: greet A with @gen and, when that ends a connection (@restart),
+ * answer A's greeting back.
+ */
+static void greet(struct kunit *test, struct tpod *pod, u32 *next, u32 txn,
+		  u64 gen, bool restart)
+{
+	struct amdgpu_ualink_msg hello = {
+		.type = AMDGPU_UALINK_MSG_HELLO, .version = AMDGPU_UALINK_PROTO_VERSION,
+		.sender = R, .receiver = A, .txn = txn, .generation = gen,
+	}, m;
+	bool acked = false, greeted = !restart;
+
+	tpod_send(pod, R, A, &hello);
+	while (!acked || !greeted) {
+		KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, next, &m), 0);
+		if (m.type == AMDGPU_UALINK_MSG_HELLO_ACK && m.txn == txn) {
+			acked = true;
+		} else if (m.type == AMDGPU_UALINK_MSG_HELLO) {
+			tpod_hello_ack(pod, R, A, m.txn, gen);
+			greeted = true;
+		}
+	}
+}
+
+/* As R: a request A answers at once; every entry before it is handled. */
+static void sync_with(struct kunit *test, struct tpod *pod, u32 *next, u32 txn)
+{
+	struct amdgpu_ualink_msg m = tpod_npa_req(R, A, 1);
+
+	m.txn = txn;
+	tpod_send(pod, R, A, &m);
+	do {
+		KUNIT_ASSERT_EQ(test, tpod_read(pod, A, R, next, &m), 0);
+	} while (m.type != AMDGPU_UALINK_MSG_NPA_FAIL || m.txn != txn);
+}
+
+#define FLOOD_EXPORTS	512
+#define FLOOD_IMPORTS	8
+#define FLOOD_HELLOS	64
+
+/*
+ * A peer that greets with a new generation again and again (each HELLO
+ * ends its connection with A) while A holds nothing of it and it nothing
+ * of A's costs A no walk of its exports or imports, however many A has
+ * (here 512 exports, all granted to C, and 8 imports from C). The same
+ * greeting once R holds a grant walks them and takes R out.
+ */
+static void export_hello_flood(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tpod_node *a = tpod_node(pod, A);
+	struct amdgpu_ualink_import *imps[FLOOD_IMPORTS];
+	struct tobj *c_objs[FLOOD_IMPORTS];
+	unsigned long visits, flood;
+	struct amdgpu_ualink_msg rsp;
+	struct tobj *objs;
+	u64 (*h)[2], hc[2];
+	u32 next = 0, txn = 100;
+	unsigned int i;
+
+	objs = kvcalloc(FLOOD_EXPORTS, sizeof(*objs), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, objs);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kvfree_action, objs), 0);
+	h = kvcalloc(FLOOD_EXPORTS, sizeof(*h), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, h);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, kvfree_action, h), 0);
+	tpod_node(pod, R)->vpod = 0;
+	for (i = 0; i < FLOOD_EXPORTS; i++) {
+		objs[i].addr = (u64)i * SZ_4K;
+		objs[i].size = SZ_4K;
+		tpod_export(pod, A, &objs[i], h[i]);
+		heap_request(a->dev, C, AMDGPU_UALINK_MSG_NPA_REQ, h[i], 0, 0, &rsp);
+		KUNIT_ASSERT_EQ(test, rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+	}
+	for (i = 0; i < FLOOD_IMPORTS; i++) {
+		c_objs[i] = tpod_obj(pod, (u64)i * SZ_4K, SZ_4K);
+		tpod_export(pod, C, c_objs[i], hc);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(a->dev, hc, &imps[i]), 0);
+	}
+
+	greet(test, pod, &next, txn++, 1, false);
+	visits = READ_ONCE(a->dev->walk_visits);
+	for (i = 2; i <= FLOOD_HELLOS + 1; i++)
+		greet(test, pod, &next, txn++, i, true);
+	sync_with(test, pod, &next, txn++);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, R)->generation_changes, FLOOD_HELLOS);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, R)->resets, FLOOD_HELLOS);
+	flood = READ_ONCE(a->dev->walk_visits) - visits;
+	KUNIT_EXPECT_EQ(test, flood, 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS);
+	KUNIT_EXPECT_EQ(test, a->dev->num_imports, FLOOD_IMPORTS);
+
+	/* R holds a grant: the next restart walks the exports and drops it */
+	heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_REQ, h[0], 0, 0, &rsp);
+	KUNIT_ASSERT_EQ(test, rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS + 1);
+	greet(test, pod, &next, txn++, FLOOD_HELLOS + 2, true);
+	sync_with(test, pod, &next, txn++);
+	KUNIT_EXPECT_GE(test, READ_ONCE(a->dev->walk_visits),
+			visits + flood + FLOOD_EXPORTS);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS);
+	kunit_info(test, "%u restarts of a peer holding nothing: %lu exports and imports visited; one restart holding a grant: %lu\n",
+		   FLOOD_HELLOS, flood,
+		   READ_ONCE(a->dev->walk_visits) - visits - flood);
+
+	for (i = 0; i < FLOOD_IMPORTS; i++) {
+		amdgpu_ualink_import_put(imps[i]);
+		amdgpu_ualink_export_destroy(tpod_dev(pod, C), &c_objs[i]->slot);
+	}
+	for (i = 0; i < FLOOD_EXPORTS; i++)
+		amdgpu_ualink_export_destroy(a->dev, &objs[i].slot);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+}
+
+/*
  * One user's exports must not cost the pod its liveness: 100,000 exports
  * (4 KiB buffers, what any render client can make) are granted to one
  * importer, R, whose connection to their exporter A then ends. Each
@@ -1558,6 +1673,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_ended_revoked_at_once),
 	KUNIT_CASE_SLOW(export_peer_loss_at_scale),
 	KUNIT_CASE(export_importer_reset),
+	KUNIT_CASE(export_hello_flood),
 	KUNIT_CASE(export_print),
 	KUNIT_CASE(export_unreachable),
 	KUNIT_CASE(export_stale_importer),

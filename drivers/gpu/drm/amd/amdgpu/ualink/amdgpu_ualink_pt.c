@@ -2,6 +2,7 @@
 
 #include <asm/barrier.h>
 #include <linux/align.h>
+#include <linux/bitmap.h>
 #include <linux/bug.h>
 #include <linux/compiler.h>
 #include <linux/err.h>
@@ -39,8 +40,12 @@
  * and says how its hardware reads an entry (&struct
  * amdgpu_ualink_pte_format): amdgpu keeps tables in VRAM in GPUVM's format,
  * the emulated pod in kernel memory. The manager keeps a shadow tree of
- * &struct amdgpu_ualink_pt_node with the children of each directory, so it
- * never reads table addresses back from the hardware's format.
+ * &struct amdgpu_ualink_pt_node with the children of each directory and
+ * which entries it wrote, so it never reads the tables back: not their
+ * addresses from the hardware's format, nor whether an entry is in use.
+ * What a table holds may have been written by someone else (in a pod that
+ * spans kernels, the tables are in memory every kernel can write); it is
+ * only ever overwritten.
  *
  * Local memory is described by a cursor (&struct amdgpu_ualink_pt_cursor)
  * that yields contiguous chunks, never by an array of pages.
@@ -77,9 +82,11 @@ static_assert(12 + 9 * PT_LAST + 2 == AMDGPU_UALINK_NPA_WINDOW_SHIFT);
  * @table: the backend's table
  * @link: in &amdgpu_ualink_pt_detached.tables once detached
  * @level: 0 (root) to %PT_LAST
- * @used: entries of @table that are not zero
+ * @used: entries in @set
  * @children: for directory levels, the node each directory entry points to
  *	(a page of its own: with the header it would take an 8 KiB slab)
+ * @set: the entries of @table we wrote a valid entry into; whether an
+ *	entry is in use is never read from @table
  */
 struct amdgpu_ualink_pt_node {
 	struct amdgpu_ualink_pt_table table;
@@ -87,6 +94,7 @@ struct amdgpu_ualink_pt_node {
 	unsigned int level;
 	unsigned int used;
 	struct amdgpu_ualink_pt_node **children;
+	DECLARE_BITMAP(set, PT_ENTRIES);
 };
 
 /* The state of one map call, passed down the levels. */
@@ -276,7 +284,7 @@ static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 		left -= (u64)n * PT_PAGE;
 	}
 	for (; i < last; i++) {
-		if (unlikely(cpu[i])) {
+		if (unlikely(test_bit(i, node->set))) {
 			ret = -EEXIST;
 			break;
 		}
@@ -290,10 +298,14 @@ static int pt_map_ptes(struct amdgpu_ualink_pt *pt,
 			left = cur->size;
 		}
 		cpu[i] = (addr & mask) | leaf;
+		__set_bit(i, node->set);
 		addr += PT_PAGE;
 		left -= PT_PAGE;
 	}
 out:
+	/* the loop without looking wrote [first, i), or the other one nothing */
+	if (empty)
+		bitmap_set(node->set, first, i - first);
 	cur->addr = addr;
 	cur->size = left;
 	m->offset += (u64)(i - first) * PT_PAGE;
@@ -315,7 +327,7 @@ static int pt_map_dir(struct amdgpu_ualink_pt *pt,
 		struct amdgpu_ualink_pt_node *child = node->children[i];
 
 		if (!child) {
-			if (cpu[i]) {		/* a large leaf is there */
+			if (test_bit(i, node->set)) {	/* a large leaf is there */
 				ret = -EEXIST;
 				break;
 			}
@@ -325,7 +337,8 @@ static int pt_map_dir(struct amdgpu_ualink_pt *pt,
 					break;
 			}
 			if (level && pt_can_huge(m, span)) {
-				cpu[i++] = (m->cur->addr & m->mask) | m->huge;
+				cpu[i] = (m->cur->addr & m->mask) | m->huge;
+				__set_bit(i++, node->set);
 				node->used++;
 				pt_cursor_advance(m, span);
 				continue;
@@ -339,6 +352,7 @@ static int pt_map_dir(struct amdgpu_ualink_pt *pt,
 			/* the zeroed table before the entry that points to it */
 			smp_wmb();
 			WRITE_ONCE(cpu[i], (child->table.addr & m->mask) | m->dir);
+			__set_bit(i, node->set);
 			node->used++;
 		}
 		/* Children are committed before the entry that points to them. */
@@ -372,10 +386,11 @@ static unsigned long pt_clear_ptes(struct amdgpu_ualink_pt *pt,
 		return 0;
 	if (first == 0 && last == PT_ENTRIES && node->used == PT_ENTRIES) {
 		memset(cpu, 0, PT_ENTRIES * sizeof(*cpu));
+		bitmap_zero(node->set, PT_ENTRIES);
 		cleared = PT_ENTRIES;
 	} else {
 		for (i = first; i < last; i++) {
-			cleared += !!cpu[i];
+			cleared += __test_and_clear_bit(i, node->set);
 			cpu[i] = 0;
 		}
 	}
@@ -406,7 +421,7 @@ static unsigned long pt_clear(struct amdgpu_ualink_pt *pt,
 
 		if (e_start >= prune_end)
 			break;
-		if (!cpu[i])
+		if (!test_bit(i, node->set))
 			continue;
 		if (child) {
 			if (child->level == PT_LAST)
@@ -425,6 +440,7 @@ static unsigned long pt_clear(struct amdgpu_ualink_pt *pt,
 			cleared++;
 		}
 		cpu[i] = 0;
+		__clear_bit(i, node->set);
 		node->used--;
 		first = min(first, i);
 		last = i;
@@ -444,7 +460,7 @@ static bool pt_leaf_straddles(struct amdgpu_ualink_pt *pt, u64 offset)
 		unsigned int i = pt_index(offset, node->level);
 
 		if (!node->children[i])
-			return node->table.cpu[i] &&
+			return test_bit(i, node->set) &&
 			       !IS_ALIGNED(offset, BIT_ULL(pt_shift(node->level)));
 		node = node->children[i];
 	}

@@ -787,6 +787,36 @@ static void pt_overlap_rejected(struct kunit *test)
 	unmap_all(test, c, 5ULL * SZ_1G, SZ_64K);
 }
 
+/*
+ * Tables in memory others can write (a pod across kernels): the manager
+ * goes by what it wrote itself. A garbage entry in a free slot does not
+ * make the next map fail (it is overwritten), and an entry of ours zeroed
+ * behind our back is still cleared, counted and its table freed.
+ */
+static void pt_tables_scribbled(struct kunit *test)
+{
+	static const struct chunk p = { SZ_4G, SZ_64K };
+	struct ctx *c = test->priv;
+	struct expect x[] = { { SZ_1G, &p, 1 }, { SZ_1G + SZ_64K, &p, 1 } };
+	struct tb_table *leaf;
+	int live = c->b.live;
+
+	KUNIT_ASSERT_EQ(test, map_chunks(c, SZ_1G, &p, 1), 0);
+	/* the last table made holds the 4 KiB leaves: entries 0 to 15 */
+	leaf = xa_load(&c->b.tables, c->b.next_id);
+	KUNIT_ASSERT_NOT_NULL(test, leaf);
+	KUNIT_ASSERT_NE(test, leaf->cpu[15], 0);
+	KUNIT_ASSERT_EQ(test, leaf->cpu[16], 0);
+	leaf->cpu[20] = E_VALID | E_READ | 0xdead000;
+	leaf->cpu[5] = 0;
+
+	KUNIT_EXPECT_EQ(test, map_chunks(c, SZ_1G + SZ_64K, &p, 1), 0);
+	/* the hardware's copy, which commits write, has both mappings */
+	decode_n(test, c, x, 2);
+	unmap_all(test, c, SZ_1G, SZ_128K);
+	KUNIT_EXPECT_EQ(test, c->b.live, live);
+}
+
 /* An unmap that would cut a large leaf in two is refused whole. */
 static void pt_unmap_rejects_partial_leaf(struct kunit *test)
 {
@@ -1202,6 +1232,7 @@ static struct kunit_case amdgpu_ualink_pt_cases[] = {
 	KUNIT_CASE(pt_alloc_failure_at_every_step),
 	KUNIT_CASE(pt_unmap_frees_after_shootdown),
 	KUNIT_CASE(pt_overlap_rejected),
+	KUNIT_CASE(pt_tables_scribbled),
 	KUNIT_CASE(pt_unmap_rejects_partial_leaf),
 	KUNIT_CASE(pt_sg_cursor),
 	KUNIT_CASE(pt_spares_reused),

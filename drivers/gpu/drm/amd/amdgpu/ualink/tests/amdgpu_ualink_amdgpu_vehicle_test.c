@@ -1655,6 +1655,69 @@ static void ualink_vehicle_revoke_fd_only(struct kunit *test)
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 }
 
+/*
+ * A pin of an import (a display's prepare_fb would ask for one) is refused
+ * before amdgpu validates the buffer into VRAM: with VRAM full but for an
+ * evictable buffer, that buffer stays where it is. The anchor: the same
+ * pin of an ordinary buffer succeeds.
+ */
+static void ualink_vehicle_pin_import_refused(struct kunit *test)
+{
+	struct ttm_resource_manager *man;
+	struct amdgpu_bo *imp, *filler, *big;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	u32 gb, gf, gbig;
+	u64 used;
+	int ret;
+
+	gb = vehicle_imported(test, &a, &b, &fa, &fb);
+	imp = vehicle_bo(test, fb, gb);
+	KUNIT_ASSERT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
+
+	/*
+	 * B's VRAM: what user buffers may take (all but the VMs' reserve)
+	 * pinned but 3 MiB, of which a buffer takes 2
+	 */
+	man = ttm_manager_type(&b->adev.mman.bdev, TTM_PL_VRAM);
+	used = ttm_resource_manager_usage(man);
+	gbig = vehicle_gem_create(test, fb, man->size - AMDGPU_VM_RESERVED_VRAM -
+				  used - SZ_2M - SZ_1M,
+				  AMDGPU_GEM_DOMAIN_VRAM, AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	big = vehicle_bo(test, fb, gbig);
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(big, false), 0);
+	ret = amdgpu_bo_pin(big, AMDGPU_GEM_DOMAIN_VRAM);
+	amdgpu_bo_unreserve(big);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	gf = vehicle_gem_create(test, fb, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	filler = vehicle_bo(test, fb, gf);
+	KUNIT_ASSERT_EQ(test, filler->tbo.resource->mem_type, TTM_PL_VRAM);
+
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(imp, false), 0);
+	ret = amdgpu_bo_pin(imp, AMDGPU_GEM_DOMAIN_VRAM);
+	amdgpu_bo_unreserve(imp);
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	KUNIT_EXPECT_EQ(test, imp->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
+	KUNIT_EXPECT_EQ(test, filler->tbo.resource->mem_type, TTM_PL_VRAM);
+
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(filler, false), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_bo_pin(filler, AMDGPU_GEM_DOMAIN_VRAM), 0);
+	amdgpu_bo_unpin(filler);
+	amdgpu_bo_unreserve(filler);
+
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(big, false), 0);
+	amdgpu_bo_unpin(big);
+	amdgpu_bo_unreserve(big);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gbig), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gf), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+}
+
 static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_import),
 	KUNIT_CASE_SLOW(ualink_vehicle_gem_ioctls),
@@ -1665,6 +1728,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_reset_refuses),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_allocates_nothing),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_ends_later),
+	KUNIT_CASE_SLOW(ualink_vehicle_pin_import_refused),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_pin_unlocked),
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),

@@ -489,6 +489,22 @@ static int npa_read(unsigned int id, unsigned long long npa, unsigned int *word)
 	return ret;
 }
 
+/*
+ * Check, as @tag, that accelerator @id reads through the fabric, at @npa,
+ * the first word of the pattern of @seed (@why says why it may).
+ */
+static void check_npa_reads(unsigned int id, unsigned long long npa,
+			    unsigned int seed, const char *tag, const char *why)
+{
+	unsigned int word, want;
+	int ret = npa_read(id, npa, &word);
+
+	fill(&want, sizeof(want), seed);
+	check(!ret && word == want, tag, "accelerator %u reads NPA %#llx, %s: %s",
+	      id, npa, why, ret ? strerror(-ret) : word == want ?
+	      "the pattern" : "other bytes");
+}
+
 static void put_npa(const char *name, unsigned long long npa)
 {
 	char text[32];
@@ -785,11 +801,7 @@ static void guest_b(void)
 	put("b.handle3", text);
 	/* the owner's access table, read by another kernel's fabric */
 	npa = get_npa("a.npa");
-	fill(buf, 4, 0xa);
-	ret = npa_read(2, npa, &word);
-	check(!ret && word == buf[0], "acc2-npa-granted",
-	      "accelerator 2 reads NPA %#llx, which accelerator 0 granted it: %s",
-	      npa, ret ? strerror(-ret) : word == buf[0] ? "the pattern" : "other bytes");
+	check_npa_reads(2, npa, 0xa, "acc2-npa-granted", "which accelerator 0 granted it");
 	ret = npa_read(3, npa, &word);
 	check(ret == -ENODEV, "acc3-never-granted-refused",
 	      "accelerator 3, never granted NPA %#llx, is refused: %s",
@@ -854,11 +866,7 @@ static void guest_b2(void)
 	check(export(fd3, gem3, text) == 3, "export-3", "accelerator 3 exported %s", text);
 	put("b2.handle", text);
 	npa = get_npa("a.npa2");
-	fill(buf, 4, 0xe);
-	ret = npa_read(2, npa, &word);
-	check(!ret && word == buf[0], "acc2-npa-granted-new",
-	      "accelerator 2 reads NPA %#llx of A's new buffer while granted: %s",
-	      npa, ret ? strerror(-ret) : word == buf[0] ? "the pattern" : "other bytes");
+	check_npa_reads(2, npa, 0xe, "acc2-npa-granted-new", "A's new buffer, while granted");
 	get("a.done2", line, sizeof(line));
 	show_counts("while A holds an import", 3);
 	check(count(3, "grants") == 1, "grant-to-a", "accelerator 3 grants its buffer to A's importer");
@@ -873,10 +881,7 @@ static void guest_b2(void)
 	check(ret == -ENODEV, "acc2-revoked-refused",
 	      "accelerator 2's read of NPA %#llx after its release: %s (%.1f s)",
 	      npa, ret ? strerror(-ret) : "it still reads", now_s() - t);
-	ret = npa_read(3, npa, &word);
-	check(!ret && word == buf[0], "acc3-still-granted",
-	      "accelerator 3, still granted, reads NPA %#llx: %s",
-	      npa, ret ? strerror(-ret) : word == buf[0] ? "the pattern" : "other bytes");
+	check_npa_reads(3, npa, 0xe, "acc3-still-granted", "still granted");
 	drmCloseBufferHandle(fd3, imp3);
 	close(dmabuf3);
 	drmCloseBufferHandle(fd3, imp2n);

@@ -272,32 +272,42 @@ bool tpod_wait_waiting(struct task_struct *task, struct completion *done)
 
 static bool d_get(void *priv, void *obj)
 {
+	struct tpod_node *self = priv;
+
+	spin_lock(&self->obj_lock);
 	((struct tobj *)obj)->refs++;
+	spin_unlock(&self->obj_lock);
 	return true;
 }
 
 static void d_put(void *priv, void *obj)
 {
+	struct tpod_node *self = priv;
 	struct tobj *o = obj;
 
+	spin_lock(&self->obj_lock);
 	/* a reference the core never took */
 	if (o->refs <= 0)
-		atomic_inc(&((struct tpod_node *)priv)->bad_unpins);
+		atomic_inc(&self->bad_unpins);
 	o->refs--;
+	spin_unlock(&self->obj_lock);
 }
 
 static int d_pin(void *priv, void *obj, bool intr)
 {
+	struct tpod_node *self = priv;
 	struct tobj *o = obj;
 
 	o->pin_intr = intr;
 	if (o->pin_error)
 		return o->pin_error;
+	spin_lock(&self->obj_lock);
 	/* the core holds a reference for as long as it pins */
 	if (o->refs <= o->pins)
-		atomic_inc(&((struct tpod_node *)priv)->bad_unpins);
+		atomic_inc(&self->bad_unpins);
 	if (!o->pins++)
-		((struct tpod_node *)priv)->pinned++;
+		self->pinned++;
+	spin_unlock(&self->obj_lock);
 	return 0;
 }
 
@@ -313,13 +323,17 @@ static void d_unpin(void *priv, void *obj)
 	 * one none (an export's pin taken again and dropped leaves it one)
 	 */
 	amdgpu_ualink_window_usage(&self->dev->window, &bytes, &ranges);
+	spin_lock(&self->obj_lock);
 	if (o->pins == 1 && ranges >= self->pinned)
 		atomic_inc(&self->bad_unpins);
 	if (o->refs < o->pins)
 		atomic_inc(&self->bad_unpins);
+	spin_unlock(&self->obj_lock);
 	tpod_hold_here(&self->unpin_hold);
+	spin_lock(&self->obj_lock);
 	if (!--o->pins)
 		self->pinned--;
+	spin_unlock(&self->obj_lock);
 }
 
 static bool d_no_next(struct amdgpu_ualink_pt_cursor *cur)
@@ -614,6 +628,7 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 		xa_init(&node->rings);
 		mt_init(&node->access);
 		mutex_init(&node->access_lock);
+		spin_lock_init(&node->obj_lock);
 		tpod_hold_init(&node->shootdown_hold);
 		tpod_hold_init(&node->unpin_hold);
 		tpod_hold_init(&node->deny_hold);

@@ -103,7 +103,13 @@ struct tpod_node {
 	atomic_t revokes;
 	/* unpins with a range still mapped, pins and puts without a reference */
 	atomic_t bad_unpins;
-	/* buffers pinned, under the device lock */
+	/*
+	 * protects the refs and pins of this node's buffers, which the core
+	 * takes and drops from several threads at once, as a driver's kref
+	 * and reservation would
+	 */
+	spinlock_t obj_lock;
+	/* buffers pinned, under @obj_lock */
 	unsigned int pinned;
 	/*
 	 * the fabric's access sets of our ranges, as allow and deny set them:

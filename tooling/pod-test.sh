@@ -94,9 +94,13 @@ done
 # what each program printed: its own file (no kernel line can cut into it)
 # when the guest finished, the console for the one that was killed
 printed() {	# printed GUEST
-	if [ -f "$run/$1/share/rc" ]; then
+	if [ -f "$run/$1/share/rc" ] && [ -f "$run/$1/share/output.log" ]; then
 		cat "$run/$1/share/output.log"
 	else
+		# killed, or its tee could not create the file on the 9p share
+		# (seen once: "No such file or directory"): the console has it too
+		[ ! -f "$run/$1/share/rc" ] ||
+			echo "pod-test: guest $1 left no output.log; reading its console" >&2
 		cat "$run/$1.log" 2>/dev/null
 	fi
 }

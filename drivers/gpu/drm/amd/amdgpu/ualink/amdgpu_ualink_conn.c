@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 
+#include <kunit/visibility.h>
 #include <linux/export.h>
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
 #include <linux/lockdep.h>
+#include <linux/moduleparam.h>
 #include <linux/random.h>
 #include <linux/slab.h>
 
 #include <drm/drm_print.h>
 
 #include "amdgpu_ualink_mbox_internal.h"
+
+static unsigned int mbox_keepalive_ms = AMDGPU_UALINK_MBOX_KEEPALIVE_MS;
+module_param(mbox_keepalive_ms, uint, 0644);
+MODULE_PARM_DESC(mbox_keepalive_ms,
+		 "Time a connected peer may stay silent before it is probed, 0 for never, for nodes created afterwards (default 2000)");
 
 /**
  * DOC: Connections and requests
@@ -67,6 +74,27 @@
  * a quota (&amdgpu_ualink_req.quota) has that many requests outstanding
  * on the node at most, each counted from its submission to its end
  * (-EDQUOT past it).
+ * Keepalive: a peer silent for the keepalive time (module parameter
+ * ``mbox_keepalive_ms``, default 2 s, 0 for never;
+ * amdgpu_ualink_mbox_set_keepalive() per node) on an established
+ * connection is probed with a HELLO that carries
+ * %AMDGPU_UALINK_MSG_F_PROBE. A peer whose side of the connection stands
+ * answers HELLO_ACK and nothing changes on either side; a peer without it
+ * (it declared us lost, or never had it) drops the probe as
+ * %AMDGPU_UALINK_DROP_UNCONNECTED and greets us (unless it is greeting
+ * us already): on a connection that carried traffic the greeting ends our
+ * side, on one that carried none (nothing was held) it only completes the
+ * peer's handshake. Probe answers are not kept in the answer cache. The
+ * probe is retransmitted and timed as a request: a peer that sends nothing
+ * at all for its timeout is declared lost, one that sent anything is alive.
+ * So a dead or hung peer that nobody was talking to is declared lost at
+ * most keepalive + keepalive / 4 + timeout after its last message (7.5 s
+ * by default), and one that comes back after that finds its connections
+ * ended: a new connection starts, as for a peer that restarted, with
+ * nothing of its old one. Probes only go to a peer that went quiet, so a
+ * node busy talking sends none; an idle node sends one HELLO per connected
+ * peer and keepalive period, and answers as many.
+ *
  * Responses that match no outstanding request (duplicate, late,
  * unsolicited) are dropped as %AMDGPU_UALINK_DROP_UNMATCHED, those whose
  * type or handle do not fit their request as %AMDGPU_UALINK_DROP_MISMATCH.
@@ -368,29 +396,56 @@ static int req_prepare(struct amdgpu_ualink_peer *peer,
 	return 0;
 }
 
+/* The handshake's request, made a HELLO with @flags and linked; or false. */
+static bool hello_prepare(struct amdgpu_ualink_peer *peer, u8 flags)
+{
+	struct amdgpu_ualink_req *hello = &peer->hello;
+
+	hello->msg = (struct amdgpu_ualink_msg) {
+		.type = AMDGPU_UALINK_MSG_HELLO,
+		.flags = flags,
+		.generation = amdgpu_ualink_mbox_generation(peer->mbox),
+	};
+	if (WARN_ON(req_prepare(peer, hello)))
+		return false;
+	hello->internal = true;
+	list_add_tail(&hello->link, &peer->reqs);
+	return true;
+}
+
 /*
  * Greet the peer: from NOT_READY this starts the handshake; on an
  * established connection it only tells the peer our generation again.
  */
 static void conn_hello(struct amdgpu_ualink_peer *peer)
 {
-	struct amdgpu_ualink_req *hello = &peer->hello;
-
 	lockdep_assert_held(&peer->lock);
 
-	if (!list_empty(&hello->link))	/* greeting already */
+	if (!list_empty(&peer->hello.link))	/* greeting already */
 		return;
-	hello->msg = (struct amdgpu_ualink_msg) {
-		.type = AMDGPU_UALINK_MSG_HELLO,
-		.generation = amdgpu_ualink_mbox_generation(peer->mbox),
-	};
-	if (WARN_ON(req_prepare(peer, hello)))
+	if (!hello_prepare(peer, 0))
 		return;
-	hello->internal = true;
-	list_add_tail(&hello->link, &peer->reqs);
 	if (peer->state == AMDGPU_UALINK_CONN_NOT_READY)
 		peer->state = AMDGPU_UALINK_CONN_HELLO_SENT;
-	req_send(peer, hello);
+	req_send(peer, &peer->hello);
+}
+
+/*
+ * Ask an established connection's peer whether it still has the
+ * connection: a HELLO with the probe flag, on the handshake's request,
+ * which no other greeting uses while the connection stands.
+ */
+static void conn_probe(struct amdgpu_ualink_peer *peer)
+{
+	lockdep_assert_held(&peer->lock);
+
+	if (peer->state != AMDGPU_UALINK_CONN_ESTABLISHED ||
+	    !list_empty(&peer->hello.link))
+		return;
+	if (!hello_prepare(peer, AMDGPU_UALINK_MSG_F_PROBE))
+		return;
+	peer->stats.probes++;
+	req_send(peer, &peer->hello);
 }
 
 /* The handshake is done; the time requests wait for room starts. */
@@ -615,6 +670,7 @@ static int conn_on_hello(struct amdgpu_ualink_peer *peer,
 			 enum amdgpu_ualink_drop *why)
 {
 	struct amdgpu_ualink_reply *cached;
+	u8 wire[AMDGPU_UALINK_MSG_SIZE];
 	struct amdgpu_ualink_msg ack;
 	bool changed, restart;
 
@@ -630,6 +686,26 @@ static int conn_on_hello(struct amdgpu_ualink_peer *peer,
 	}
 
 	changed = peer->generation_known && peer->generation != msg->generation;
+	if ((msg->flags & AMDGPU_UALINK_MSG_F_PROBE) && !changed) {
+		/* a keepalive: answered only on the connection it asks about */
+		if (peer->state != AMDGPU_UALINK_CONN_ESTABLISHED) {
+			if (peer->state == AMDGPU_UALINK_CONN_NOT_READY)
+				conn_hello(peer);
+			*why = AMDGPU_UALINK_DROP_UNCONNECTED;
+			return -EBADMSG;
+		}
+		/*
+		 * Not kept in the answer cache: answering a probe twice is
+		 * harmless, and probes must not push out the answers that
+		 * retransmitted NPA_REQs need
+		 */
+		ack = rsp_header(peer, msg);
+		ack.type = AMDGPU_UALINK_MSG_HELLO_ACK;
+		ack.generation = amdgpu_ualink_mbox_generation(peer->mbox);
+		if (!WARN_ON_ONCE(amdgpu_ualink_msg_encode(&ack, wire)))
+			amdgpu_ualink_tx_reply(peer, wire, AMDGPU_UALINK_MSG_HELLO_ACK);
+		return 0;
+	}
 	if (changed)
 		peer->stats.generation_changes++;
 	restart = peer->state == AMDGPU_UALINK_CONN_ESTABLISHED &&
@@ -748,6 +824,7 @@ static int conn_receive(struct amdgpu_ualink_peer *peer,
 	lockdep_assert_held(&peer->lock);
 
 	peer->rx_seq++;
+	peer->heard = amdgpu_ualink_mbox_now(peer->mbox);
 	if (msg->type == AMDGPU_UALINK_MSG_HELLO)
 		return conn_on_hello(peer, msg, event, why);
 	if (amdgpu_ualink_msg_is_response(msg))
@@ -876,6 +953,13 @@ static bool conn_tick(struct amdgpu_ualink_peer *peer,
 		if (!req->sent)
 			continue;	/* the handshake, not sent yet */
 		if (time_after_eq(now, req->deadline)) {
+			if (req == &peer->hello &&
+			    (req->msg.flags & AMDGPU_UALINK_MSG_F_PROBE) &&
+			    peer->rx_seq != req->rx_seq) {
+				/* its answer was lost, but the peer is alive */
+				req_finish(peer, req, 0);
+				continue;
+			}
 			if (!req->internal && peer->rx_seq != req->rx_seq) {
 				req_finish(peer, req, -ETIMEDOUT);
 				room = true;
@@ -1328,11 +1412,94 @@ static void conn_quiesce(struct amdgpu_ualink_peer *peer)
 
 	lockdep_assert_held(&peer->lock);
 
-	list_for_each_entry_safe(req, next, &peer->reqs, link)
+	list_for_each_entry_safe(req, next, &peer->reqs, link) {
 		if (!req->internal)
 			req_finish(peer, req, -ENETDOWN);
+		/* the silence that follows is ours: a probe would misread it */
+		else if (req->msg.flags & AMDGPU_UALINK_MSG_F_PROBE)
+			req_finish(peer, req, 0);
+	}
 	req_fail_queued(peer, -ENETDOWN);
 }
+
+static void keepalive_arm(struct amdgpu_ualink_mbox *mbox)
+{
+	unsigned long every = READ_ONCE(mbox->keepalive);
+
+	if (every && !READ_ONCE(mbox->dead))
+		queue_delayed_work(mbox->wq, &mbox->keepalive_work,
+				   max(every / 4, 1UL));
+}
+
+/*
+ * Probe every connected peer that stayed silent for the keepalive time.
+ * A probe is a request like any other from then on: the timer work
+ * retransmits it and, if the peer stays silent, declares the peer lost.
+ */
+static void keepalive_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_mbox *mbox =
+		container_of(work, struct amdgpu_ualink_mbox, keepalive_work.work);
+	unsigned long now = amdgpu_ualink_mbox_now(mbox), index;
+	unsigned long every = READ_ONCE(mbox->keepalive);
+	struct amdgpu_ualink_peer *peer;
+
+	if (!every)
+		return;
+	/* quiesced: nothing can be sent, and the peers' silence is ours */
+	if (!READ_ONCE(mbox->quiesced)) {
+		xa_for_each(&mbox->peers, index, peer) {
+			mutex_lock(&peer->lock);
+			if (peer->state == AMDGPU_UALINK_CONN_ESTABLISHED &&
+			    time_after_eq(now, peer->heard + every))
+				conn_probe(peer);
+			mutex_unlock(&peer->lock);
+		}
+	}
+	keepalive_arm(mbox);
+}
+
+/**
+ * amdgpu_ualink_mbox_set_keepalive - configure how a quiet peer is probed
+ * @mbox: the node
+ * @keepalive_ms: how long a connected peer may stay silent before it is
+ *	probed, 0 for never (default: the module parameter
+ *	``mbox_keepalive_ms``, 2000)
+ *
+ * A peer that answers no probe, and sends nothing else, for the request
+ * timeout (amdgpu_ualink_mbox_set_timeout()) is declared lost.
+ *
+ * Context: process context; not from the mailbox's callbacks.
+ * Returns: 0, or -EINVAL above one hour.
+ */
+int amdgpu_ualink_mbox_set_keepalive(struct amdgpu_ualink_mbox *mbox,
+				     unsigned int keepalive_ms)
+{
+	if (keepalive_ms > 3600 * MSEC_PER_SEC)
+		return -EINVAL;
+	cancel_delayed_work_sync(&mbox->keepalive_work);
+	WRITE_ONCE(mbox->keepalive,
+		   keepalive_ms ? max(msecs_to_jiffies(keepalive_ms), 1UL) : 0);
+	keepalive_arm(mbox);
+	return 0;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_set_keepalive);
+
+#if IS_ENABLED(CONFIG_KUNIT)
+/**
+ * amdgpu_ualink_mbox_keepalive_now - run the keepalive work now and wait
+ * @mbox: the node
+ *
+ * For tests, with amdgpu_ualink_mbox_advance(): the probes that are due by
+ * the mailbox's clock go out before this returns.
+ */
+void amdgpu_ualink_mbox_keepalive_now(struct amdgpu_ualink_mbox *mbox)
+{
+	mod_delayed_work(mbox->wq, &mbox->keepalive_work, 0);
+	flush_delayed_work(&mbox->keepalive_work);
+}
+EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_mbox_keepalive_now);
+#endif
 
 static const struct amdgpu_ualink_link_events conn_events = {
 	.peer_init = conn_peer_init,
@@ -1393,6 +1560,10 @@ amdgpu_ualink_mbox_create(u16 self, const struct amdgpu_ualink_mbox_ops *ops,
 	 */
 	mbox->generation = get_random_u64() | 1;
 	atomic_set(&mbox->next_txn, get_random_u32());
+	INIT_DELAYED_WORK(&mbox->keepalive_work, keepalive_work);
+	if (amdgpu_ualink_mbox_set_keepalive(mbox, READ_ONCE(mbox_keepalive_ms)))
+		amdgpu_ualink_mbox_set_keepalive(mbox,
+						 AMDGPU_UALINK_MBOX_KEEPALIVE_MS);
 	return mbox;
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_mbox_create);
@@ -1414,6 +1585,8 @@ void amdgpu_ualink_mbox_destroy(struct amdgpu_ualink_mbox *mbox)
 	if (!mbox)
 		return;
 
+	/* first: a probe it sends would queue the timer work again */
+	cancel_delayed_work_sync(&mbox->keepalive_work);
 	amdgpu_ualink_link_stop(mbox);
 	xa_for_each(&mbox->peers, index, peer) {
 		mutex_lock(&peer->lock);
@@ -1497,8 +1670,9 @@ static void print_peer(struct drm_printer *p, struct amdgpu_ualink_peer *peer)
 				   amdgpu_ualink_fault_name(i), s->faults[i]);
 	drm_printf(p, "  timeouts %llu resets %llu generation_changes %llu",
 		   s->timeouts, s->resets, s->generation_changes);
-	drm_printf(p, " duplicate_requests %llu ring_full %llu replies_lost %llu\n",
-		   s->duplicate_requests, s->ring_full, s->replies_lost);
+	drm_printf(p, " duplicate_requests %llu ring_full %llu replies_lost %llu probes %llu\n",
+		   s->duplicate_requests, s->ring_full, s->replies_lost,
+		   s->probes);
 }
 
 /**

@@ -24,6 +24,8 @@ struct drm_printer;
 #define AMDGPU_UALINK_MBOX_TIMEOUT_MS	5000
 /* default retransmissions of a request before its peer is declared lost */
 #define AMDGPU_UALINK_MBOX_RETRIES	3
+/* default time a connected peer may stay silent before it is probed */
+#define AMDGPU_UALINK_MBOX_KEEPALIVE_MS	2000
 
 /**
  * struct amdgpu_ualink_mbox_ops - the transport, provided by the backend
@@ -161,6 +163,8 @@ struct amdgpu_ualink_mbox_stats {
 	u64 ring_full;
 	/** @replies_lost: answers not sent: too many queued, or no memory */
 	u64 replies_lost;
+	/** @probes: keepalive probes sent to a peer that had gone quiet */
+	u64 probes;
 };
 
 /**
@@ -294,6 +298,7 @@ void amdgpu_ualink_mbox_flush(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_tick_now(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_advance(struct amdgpu_ualink_mbox *mbox,
 				unsigned int ms);
+void amdgpu_ualink_mbox_keepalive_now(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_quiesce(struct amdgpu_ualink_mbox *mbox);
 void amdgpu_ualink_mbox_resume(struct amdgpu_ualink_mbox *mbox);
 int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,
@@ -302,6 +307,8 @@ int amdgpu_ualink_mbox_set_timeout(struct amdgpu_ualink_mbox *mbox,
 void amdgpu_ualink_mbox_get_timeout(struct amdgpu_ualink_mbox *mbox,
 				    unsigned int *timeout_ms,
 				    unsigned int *retries);
+int amdgpu_ualink_mbox_set_keepalive(struct amdgpu_ualink_mbox *mbox,
+				     unsigned int keepalive_ms);
 struct amdgpu_ualink_fault *
 amdgpu_ualink_mbox_fault(struct amdgpu_ualink_mbox *mbox);
 u64 amdgpu_ualink_mbox_generation(struct amdgpu_ualink_mbox *mbox);

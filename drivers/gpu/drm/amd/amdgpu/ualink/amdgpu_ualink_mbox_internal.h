@@ -70,6 +70,8 @@ struct amdgpu_ualink_peer {
 	u32 tx_seq;
 	/* messages received from the peer, of any kind: it is alive */
 	u32 rx_seq;
+	/* the mailbox's clock when the last of them arrived */
+	unsigned long heard;
 	/* the handshake request, sent by the mailbox itself */
 	struct amdgpu_ualink_req hello;
 	/* our requests to the peer sent and not ended, in the order first sent */
@@ -226,6 +228,13 @@ struct amdgpu_ualink_mbox {
 	unsigned long first_try;/* jiffies before the first retransmission */
 	unsigned long period;	/* jiffies between two runs of the timer */
 	unsigned int retries;
+	/*
+	 * jiffies a connected peer may stay silent before it is probed, 0
+	 * for never; written by amdgpu_ualink_mbox_set_keepalive()
+	 */
+	unsigned long keepalive;
+	/* probes the connected peers that went quiet, every keepalive / 4 */
+	struct delayed_work keepalive_work;
 #if IS_ENABLED(CONFIG_KUNIT)
 	/* jiffies tests moved the clock on by, amdgpu_ualink_mbox_advance() */
 	unsigned long skew;

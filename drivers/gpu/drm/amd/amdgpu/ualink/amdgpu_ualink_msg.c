@@ -26,7 +26,7 @@
  *	offset  size  field
  *	     0     4  bits 9..0 type, bits 23..16 protocol version,
  *	              bits 31..24 flags (bit 24: response, bit 25:
- *	              release later)
+ *	              release later, bit 26: keepalive probe)
  *	     4     4  bits 9..0 sender ID, bits 25..16 receiver ID
  *	     8     4  transaction number
  *	    12     4  NPA_FAIL reason
@@ -129,6 +129,9 @@ static bool msg_flags_ok(const struct amdgpu_ualink_msg *msg, u8 uses)
 	/* "release later" answers an NPA_REVOKE, with an NPA_RELEASE */
 	if (response && msg->type == AMDGPU_UALINK_MSG_NPA_RELEASE)
 		known |= AMDGPU_UALINK_MSG_F_LATER;
+	/* a keepalive is a HELLO that asks for nothing new */
+	if (!response && msg->type == AMDGPU_UALINK_MSG_HELLO)
+		known |= AMDGPU_UALINK_MSG_F_PROBE;
 	return !(msg->flags & ~known) &&
 	       !(response && (uses & IS_REQUEST)) &&
 	       !(!response && (uses & IS_RESPONSE));

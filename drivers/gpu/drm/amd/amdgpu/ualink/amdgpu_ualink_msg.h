@@ -23,6 +23,12 @@
  * that work is done (or after its bound)
  */
 #define AMDGPU_UALINK_MSG_F_LATER	BIT(1)
+/*
+ * On a HELLO only: a keepalive probe on an established connection. It asks
+ * "are you there, and is our connection still yours?" and changes nothing
+ * when the answer is yes; a peer without that connection greets back.
+ */
+#define AMDGPU_UALINK_MSG_F_PROBE	BIT(2)
 
 /**
  * enum amdgpu_ualink_msg_type - message types, as in the public amdgpu patches
@@ -114,7 +120,8 @@ struct amdgpu_ualink_msg {
 	u8 version;
 	/**
 	 * @flags: %AMDGPU_UALINK_MSG_F_RESPONSE, with
-	 * %AMDGPU_UALINK_MSG_F_LATER on an NPA_RELEASE answer; or 0
+	 * %AMDGPU_UALINK_MSG_F_LATER on an NPA_RELEASE answer;
+	 * %AMDGPU_UALINK_MSG_F_PROBE on a keepalive HELLO; or 0
 	 */
 	u8 flags;
 	/** @sender: accelerator ID of the sender */

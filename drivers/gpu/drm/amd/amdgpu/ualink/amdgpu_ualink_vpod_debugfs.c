@@ -75,6 +75,10 @@
  * ``node<id>/timeout``
  *	``<ms> <retries>``: the mailbox timeout of requests it sends (the
  *	time rounded to the timer's resolution); write to change it
+ * ``node<id>/keepalive``
+ *	write ``<ms>``: how long a connected peer may stay silent before the
+ *	accelerator's mailbox probes it, 0 for never (above an hour fails
+ *	with EINVAL)
  * ``node<id>/fault``
  *	write ``<kind> [rate=<per million>] [count=<n>] [types=<mask>]
  *	[delay_ms=<ms>]`` (kind ``drop``, ``corrupt``, ``duplicate``,
@@ -277,6 +281,16 @@ static ssize_t timeout_write(struct file *file, const char __user *ubuf,
 	kfree(cmd);
 	return ret ?: len;
 }
+
+static int keepalive_set(void *data, u64 val)
+{
+	struct amdgpu_ualink_vpod_node *node = data;
+
+	if (val > UINT_MAX)
+		return -EINVAL;
+	return amdgpu_ualink_mbox_set_keepalive(node->udev.mbox, val);
+}
+DEFINE_DEBUGFS_ATTRIBUTE(keepalive_fops, NULL, keepalive_set, "%llu\n");
 
 /* What one open file of npa read last. */
 struct npa_peek {
@@ -631,6 +645,8 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 		debugfs_create_file("control", 0200, dir, node, &control_fops);
 		debugfs_create_file_unsafe("vpod", 0644, dir, node, &vpod_fops);
 		debugfs_create_file("timeout", 0644, dir, node, &timeout_fops);
+		debugfs_create_file_unsafe("keepalive", 0200, dir, node,
+					   &keepalive_fops);
 		debugfs_create_file("npa", 0600, dir, node, &npa_fops);
 		debugfs_create_file("fault", 0644, dir, node, &fault_fops);
 		debugfs_create_u32("refuse_access", 0644, dir,

@@ -933,6 +933,230 @@ static void conn_peer_offline(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_events(pod, B, AMDGPU_UALINK_PEER_RESET, 1), 1);
 }
 
+/* Keepalive probes @id sent to @peer. */
+static u64 probes(struct tpod *pod, u16 id, u16 peer)
+{
+	return tpod_stats(pod, id, peer)->probes;
+}
+
+struct acks_wait {
+	struct tpod *pod;
+	u16 id, peer;
+	u64 n;
+};
+
+static bool acks_seen(void *arg)
+{
+	struct acks_wait *w = arg;
+
+	return tpod_stats(w->pod, w->id, w->peer)->received[AMDGPU_UALINK_MSG_HELLO_ACK] >= w->n;
+}
+
+/*
+ * A and B connected, A with a timeout of 5 s and a keepalive of 2 s; the
+ * mailbox clock not moved yet.
+ */
+static struct tpod *keepalive_pod(struct kunit *test)
+{
+	struct tpod *pod = tpod_create(test, 2, two, NULL);
+	struct amdgpu_ualink_mbox *ma = tpod_mbox(pod, A);
+	struct amdgpu_ualink_req req;
+
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(ma, 5000, 3), 0);
+	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_keepalive(ma, 2000), 0);
+	return pod;
+}
+
+/* @ms more on @mbox's clock, then the keepalive work as it would run then. */
+static void quiet_for(struct amdgpu_ualink_mbox *mbox, unsigned int ms)
+{
+	amdgpu_ualink_mbox_advance(mbox, ms);
+	amdgpu_ualink_mbox_keepalive_now(mbox);
+}
+
+/*
+ * Keepalive: a quiet peer is probed once the keepalive time has passed and
+ * not before; a peer that answers keeps its connection on both sides, and
+ * nothing of it is dropped. A peer that hangs is declared lost a timeout
+ * after the probe, though nobody had a request for it. When it comes back
+ * it still believes in the connection: its own probe finds it gone, and it
+ * drops what it held (a reset event) before a new connection starts.
+ */
+static void conn_keepalive(struct kunit *test)
+{
+	struct tpod *pod = keepalive_pod(test);
+	struct amdgpu_ualink_mbox *ma = tpod_mbox(pod, A), *mb = tpod_mbox(pod, B);
+	struct acks_wait w = { .pod = pod, .id = A, .peer = B };
+	struct amdgpu_ualink_req req;
+
+	w.n = tpod_stats(pod, A, B)->received[AMDGPU_UALINK_MSG_HELLO_ACK] + 1;
+
+	quiet_for(ma, 1500);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 0);
+	quiet_for(ma, 1000);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 1);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(acks_seen, &w, 5000));
+	/* just heard from: not probed again */
+	amdgpu_ualink_mbox_keepalive_now(ma);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 1);
+	amdgpu_ualink_mbox_flush(mb);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, state(pod, B, A, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->received[AMDGPU_UALINK_MSG_HELLO], 2);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, B, A)->resets, 0);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, B, AMDGPU_UALINK_PEER_RESET, 0), 0);
+
+	/* B hangs: probed once quiet, declared lost a whole timeout later */
+	tpod_pause(pod, B, true);
+	quiet_for(ma, 2500);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 2);
+	amdgpu_ualink_mbox_advance(ma, 4900);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_GE(test, tpod_stats(pod, A, B)->retransmitted[AMDGPU_UALINK_MSG_HELLO], 1);
+	amdgpu_ualink_mbox_advance(ma, 100);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 1), 1);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_NOT_READY);
+	/* lost: nobody is probed any more */
+	quiet_for(ma, 2500);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 2);
+
+	/* B is back, with A's old probe waiting for it; its own probe learns */
+	tpod_pause(pod, B, false);
+	amdgpu_ualink_mbox_flush(mb);
+	KUNIT_EXPECT_EQ(test, state(pod, B, A, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_keepalive(mb, 2000), 0);
+	quiet_for(mb, 2500);
+	KUNIT_EXPECT_EQ(test, probes(pod, B, A), 1);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, B, AMDGPU_UALINK_PEER_RESET, 1), 1);
+	KUNIT_EXPECT_GE(test, tpod_stats(pod, A, B)->dropped[AMDGPU_UALINK_DROP_UNCONNECTED], 1);
+	/* and the two talk again, on a new connection */
+	KUNIT_EXPECT_EQ(test, call(pod, A, B, 2, &req), 0);
+	KUNIT_EXPECT_EQ(test, req.rsp.type, AMDGPU_UALINK_MSG_NPA_FAIL);
+	KUNIT_EXPECT_EQ(test, state(pod, B, A, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 1);
+}
+
+/*
+ * A probe whose answers are all lost, from a peer that goes on talking:
+ * the peer is alive, so the probe ends quietly at its deadline and the
+ * connection stands. The anchor is conn_keepalive, where the same probe
+ * from a silent peer ends the connection.
+ */
+static void conn_keepalive_answer_lost(struct kunit *test)
+{
+	struct tpod *pod = keepalive_pod(test);
+	struct amdgpu_ualink_mbox *ma = tpod_mbox(pod, A);
+	struct amdgpu_ualink_req req;
+
+	set_fault(test, pod, B, AMDGPU_UALINK_FAULT_DROP,
+		  BIT(AMDGPU_UALINK_MSG_HELLO_ACK), AMDGPU_UALINK_FAULT_RATE_ONE, 0, 0);
+	quiet_for(ma, 2500);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 1);
+	/* B talks: a request of its own, which A answers */
+	KUNIT_EXPECT_EQ(test, call(pod, B, A, 2, &req), 0);
+	amdgpu_ualink_mbox_advance(ma, 5000);
+	KUNIT_EXPECT_GE(test, tpod_stats(pod, B, A)->faults[AMDGPU_UALINK_FAULT_DROP], 1);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
+	KUNIT_EXPECT_EQ(test, tpod_stats(pod, A, B)->timeouts, 0);
+	/* the probe ended: the next quiet spell sends a new one */
+	quiet_for(ma, 2500);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 2);
+}
+
+/*
+ * A probe caught by a quiesce (a reset, a suspend) ends there: the silence
+ * that follows is ours. Resumed after more than the timeout, with the peer
+ * still silent, the node does not declare it lost for that probe. The
+ * anchor is conn_keepalive, where the same unanswered probe of a node that
+ * was not quiesced ends the connection.
+ */
+static void conn_keepalive_quiesced(struct kunit *test)
+{
+	struct tpod *pod = keepalive_pod(test);
+	struct amdgpu_ualink_mbox *ma = tpod_mbox(pod, A);
+
+	tpod_pause(pod, B, true);
+	quiet_for(ma, 2500);
+	KUNIT_EXPECT_EQ(test, probes(pod, A, B), 1);
+	amdgpu_ualink_mbox_quiesce(ma);
+	amdgpu_ualink_mbox_advance(ma, 6000);
+	amdgpu_ualink_mbox_resume(ma);
+	amdgpu_ualink_mbox_tick_now(ma);
+	KUNIT_EXPECT_EQ(test, state(pod, A, B, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	KUNIT_EXPECT_EQ(test, tpod_events(pod, A, AMDGPU_UALINK_PEER_LOST, 0), 0);
+	tpod_pause(pod, B, false);
+}
+
+static bool all_acks(void *arg)
+{
+	struct acks_wait *w = arg;
+	struct amdgpu_ualink_mbox_stats s;
+
+	amdgpu_ualink_mbox_get_stats(tpod_mbox(w->pod, w->id), -1, &s);
+	return s.received[AMDGPU_UALINK_MSG_HELLO_ACK] >= w->n;
+}
+
+/*
+ * What the keepalive costs an idle node connected to every other node of
+ * a 1,024-node pod: one round of probes and their answers, timed, and
+ * what that makes per second at the default keepalive time. A figure,
+ * not a pass mark; the test checks that every peer was probed once.
+ */
+static void conn_keepalive_cost(struct kunit *test)
+{
+	unsigned int n = tpod_full_scale ? AMDGPU_UALINK_MAX_ACCELS : 64, i;
+	struct amdgpu_ualink_mbox_stats s;
+	struct amdgpu_ualink_mbox *m0;
+	struct acks_wait w = {};
+	struct amdgpu_ualink_req *reqs;
+	u64 ns, per_s;
+	struct tpod *pod;
+	ktime_t t0;
+	u16 *ids;
+
+	ids = kunit_kcalloc(test, n, sizeof(*ids), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ids);
+	for (i = 0; i < n; i++)
+		ids[i] = i;
+	pod = tpod_create(test, n, ids, NULL);
+	m0 = tpod_mbox(pod, 0);
+	reqs = tpod_reqs(pod, n);
+	for (i = 1; i < n; i++) {
+		tpod_req_init(&reqs[i], 0, i, i);
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_submit(m0, i, &reqs[i]), 0);
+	}
+	for (i = 1; i < n; i++)
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_wait(m0, &reqs[i]), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_keepalive(m0,
+							       AMDGPU_UALINK_MBOX_KEEPALIVE_MS),
+			0);
+	amdgpu_ualink_mbox_get_stats(m0, -1, &s);
+	w.pod = pod;
+	w.n = s.received[AMDGPU_UALINK_MSG_HELLO_ACK] + n - 1;
+
+	amdgpu_ualink_mbox_advance(m0, AMDGPU_UALINK_MBOX_KEEPALIVE_MS);
+	t0 = ktime_get();
+	amdgpu_ualink_mbox_keepalive_now(m0);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(all_acks, &w, 30000));
+	ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
+	amdgpu_ualink_mbox_get_stats(m0, -1, &s);
+	KUNIT_EXPECT_EQ(test, s.probes, n - 1);
+	for (i = 1; i < n; i++)
+		KUNIT_EXPECT_EQ(test, state(pod, 0, i, NULL), AMDGPU_UALINK_CONN_ESTABLISHED);
+	/* each node of an idle pod does this once per keepalive period */
+	per_s = div64_u64(ns * MSEC_PER_SEC, AMDGPU_UALINK_MBOX_KEEPALIVE_MS);
+	kunit_info(test, "keepalive: %u peers probed and answered in %llu us (%llu ns a peer); every %u ms that is %llu us/s of one node, %llu probes + %llu answers/s sent per node, %llu bytes/s\n",
+		   n - 1, div_u64(ns, NSEC_PER_USEC), div_u64(ns, n - 1),
+		   AMDGPU_UALINK_MBOX_KEEPALIVE_MS, div_u64(per_s, NSEC_PER_USEC),
+		   (u64)(n - 1) * MSEC_PER_SEC / AMDGPU_UALINK_MBOX_KEEPALIVE_MS,
+		   (u64)(n - 1) * MSEC_PER_SEC / AMDGPU_UALINK_MBOX_KEEPALIVE_MS,
+		   (u64)(n - 1) * 2 * AMDGPU_UALINK_MSG_SIZE * MSEC_PER_SEC /
+		   AMDGPU_UALINK_MBOX_KEEPALIVE_MS);
+}
+
 /* A cancelled request's late answer is dropped as unmatched. */
 static void conn_cancel(struct kunit *test)
 {
@@ -974,6 +1198,10 @@ static struct kunit_case amdgpu_ualink_conn_cases[] = {
 	KUNIT_CASE(conn_lost_hello_crossed),
 	KUNIT_CASE(conn_peer_offline),
 	KUNIT_CASE(conn_cancel),
+	KUNIT_CASE(conn_keepalive),
+	KUNIT_CASE(conn_keepalive_answer_lost),
+	KUNIT_CASE(conn_keepalive_quiesced),
+	KUNIT_CASE_SLOW(conn_keepalive_cost),
 	{}
 };
 

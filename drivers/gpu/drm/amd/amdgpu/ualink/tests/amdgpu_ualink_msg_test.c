@@ -180,6 +180,19 @@ static void msg_encode_rejects(struct kunit *test)
 	m = sample(AMDGPU_UALINK_MSG_NPA_REVOKE);
 	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE | AMDGPU_UALINK_MSG_F_LATER;
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	/* the keepalive probe: on a HELLO, and nowhere else */
+	m = sample(AMDGPU_UALINK_MSG_HELLO);
+	m.flags = AMDGPU_UALINK_MSG_F_PROBE;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), 0);
+	m = sample(AMDGPU_UALINK_MSG_HELLO_ACK);
+	m.flags = AMDGPU_UALINK_MSG_F_RESPONSE | AMDGPU_UALINK_MSG_F_PROBE;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	m = sample(AMDGPU_UALINK_MSG_NPA_REQ);
+	m.flags = AMDGPU_UALINK_MSG_F_PROBE;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
+	m = sample(AMDGPU_UALINK_MSG_NPA_REVOKE);
+	m.flags = AMDGPU_UALINK_MSG_F_PROBE;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_msg_encode(&m, buf), -EINVAL);
 }
 
 /* CRC-32 catches every single-bit error, in every bit of the entry. */

@@ -652,13 +652,20 @@ struct tpod *tpod_create(struct kunit *test, unsigned int n, const u16 *ids,
 				KUNIT_FAIL_AND_ABORT(test, "amdgpu_ualink_dev_init");
 			}
 			node->mbox = node->dev->mbox;
+		} else if (node->kind == TPOD_MBOX) {
+			node->mbox = amdgpu_ualink_mbox_create(node->id, &tpod_ops,
+							       node, &tpod_handlers,
+							       node);
+			KUNIT_ASSERT_NOT_ERR_OR_NULL(test, node->mbox);
+		} else {
 			continue;
 		}
-		if (node->kind != TPOD_MBOX)
-			continue;
-		node->mbox = amdgpu_ualink_mbox_create(node->id, &tpod_ops, node,
-						       &tpod_handlers, node);
-		KUNIT_ASSERT_NOT_ERR_OR_NULL(test, node->mbox);
+		/*
+		 * Probes are sent when the keepalive tests say so, not when
+		 * the real clock happens to fire in the middle of a test that
+		 * moved the mailbox's clock on.
+		 */
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_keepalive(node->mbox, 0), 0);
 	}
 	return pod;
 }

@@ -247,6 +247,13 @@ struct amdgpu_ualink_dev {
 	struct list_head parked;
 	/** @park_work: drops the references in @parked that aged, on @wq */
 	struct delayed_work park_work;
+#if IS_ENABLED(CONFIG_KUNIT)
+	/**
+	 * @fail_revocations: for tests, the allocation of an ending export's
+	 * revocations fails (as it may under memory pressure)
+	 */
+	bool fail_revocations;
+#endif
 };
 
 /**

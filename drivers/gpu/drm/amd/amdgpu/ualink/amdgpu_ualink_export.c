@@ -83,7 +83,10 @@
  * ready, and the range may later hold another export it imports: its
  * connection is ended (amdgpu_ualink_mbox_peer_forget()), so that the
  * HELLO of the next contact makes it drop everything it holds of ours
- * before it can be let into any range again. Releases and
+ * before it can be let into any range again. The revocations are sent
+ * all at once; without memory for them, one importer at a time (each
+ * still hears of it, and none loses its connection for our want of
+ * memory). Releases and
  * lost peers still take importers out of an ending export (it stays in
  * the table for them, and on &amdgpu_ualink_dev.draining). Removals that
  * the mailbox's worker is undoing at the same time are waited for until
@@ -1126,18 +1129,72 @@ struct revocation {
 	u16 peer;
 };
 
-/* Have all importers that said they release later released? */
+/* Have all importers that said they release later (@later) released? */
 static bool revoked_released(struct amdgpu_ualink_export *exp,
-			     const struct revocation *revs, unsigned int n)
+			     const unsigned long *later)
 {
-	unsigned int i;
+	return !bitmap_intersects(later, exp->access, AMDGPU_UALINK_MAX_ACCELS);
+}
 
-	for (i = 0; i < n; i++)
-		if (!revs[i].req.status &&
-		    (revs[i].req.rsp.flags & AMDGPU_UALINK_MSG_F_LATER) &&
-		    test_bit(revs[i].peer, exp->access))
-			return false;
-	return true;
+/*
+ * An array for the revocations of @n importers; NULL without memory, or
+ * when a test says so.
+ */
+static struct revocation *revocations_alloc(struct amdgpu_ualink_dev *dev,
+					    unsigned int n)
+{
+#if IS_ENABLED(CONFIG_KUNIT)
+	if (READ_ONCE(dev->fail_revocations))
+		return NULL;
+#endif
+	return kvcalloc(n, sizeof(struct revocation), GFP_KERNEL);
+}
+
+/*
+ * Send NPA_REVOKE to @n importers at once, and wait for their answers:
+ * those that will release later are added to @later. An importer that did
+ * not answer, and whose connection is not known to have ended (-ENOLINK),
+ * may still believe its import ready, and would read whatever the range
+ * holds next once it is let into it again: its connection ends, and the
+ * next contact's HELLO makes it drop all it holds of ours.
+ */
+static void revoke_some(struct amdgpu_ualink_dev *dev,
+			struct amdgpu_ualink_export *exp, u64 npa, u64 size,
+			struct revocation *revs, unsigned int n,
+			unsigned long *later)
+{
+	struct amdgpu_ualink_req *req;
+	unsigned int i;
+	int ret;
+
+	/* every revocation on the wire before the first wait */
+	for (i = 0; i < n; i++) {
+		req = &revs[i].req;
+		req->msg.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
+		req->msg.handle[0] = exp->handle[0];
+		req->msg.handle[1] = exp->handle[1];
+		req->msg.npa = npa;
+		req->msg.size = size;
+		trace_amdgpu_ualink_revoke(dev->id, revs[i].peer, exp->handle[0],
+					   npa, size);
+		/* one that cannot be sent is done at once */
+		ret = amdgpu_ualink_mbox_submit(dev->mbox, revs[i].peer, req);
+		if (ret) {
+			req->status = ret;
+			init_completion(&req->done);
+			complete_all(&req->done);
+		}
+	}
+	/* the answers say they heard it; their releases follow their GPU work */
+	for (i = 0; i < n; i++) {
+		req = &revs[i].req;
+		wait_for_completion(&req->done);
+		if (req->status && req->status != -ENOLINK)
+			amdgpu_ualink_mbox_peer_forget(dev->mbox, revs[i].peer);
+		else if (!req->status &&
+			 (req->rsp.flags & AMDGPU_UALINK_MSG_F_LATER))
+			__set_bit(revs[i].peer, later);
+	}
 }
 
 /*
@@ -1149,12 +1206,12 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 			  struct amdgpu_ualink_export *exp)
 {
 	DECLARE_BITMAP(members, AMDGPU_UALINK_MAX_ACCELS);
-	unsigned int timeout_ms, retries, n, i, peer;
-	struct revocation *revs;
+	DECLARE_BITMAP(later, AMDGPU_UALINK_MAX_ACCELS);
+	unsigned int timeout_ms, retries, n, i, batch, peer;
+	struct revocation one, *revs;
 	struct access_removal r;
 	u64 npa = 0, size = 0;
 	bool pinned;
-	int ret;
 	long left;
 
 	mutex_lock(&dev->lock);
@@ -1168,63 +1225,40 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	mutex_unlock(&dev->lock);
 
 	/*
-	 * Every revocation on the wire before the first wait. The requests
-	 * are allocated only now, so that an importer costs one bit; without
-	 * memory for them the range goes unannounced: the importers are
-	 * denied and shot down all the same, and their connections end so
-	 * that they drop the import before they can be let into the range
-	 * again.
+	 * The requests are allocated only now, so that an importer costs one
+	 * bit, all at once so that every revocation is on the wire before the
+	 * first wait. Without memory for them the importers are told one at
+	 * a time, with a request on the stack: slower, but each still hears
+	 * of it, and none loses its connection (and all it holds of ours)
+	 * for our want of memory.
 	 */
-	revs = n ? kvcalloc(n, sizeof(*revs), GFP_KERNEL) : NULL;
+	bitmap_zero(later, AMDGPU_UALINK_MAX_ACCELS);
+	revs = n ? revocations_alloc(dev, n) : NULL;
+	batch = revs ? n : 1;
 	i = 0;
 	for_each_set_bit(peer, members, AMDGPU_UALINK_MAX_ACCELS) {
-		struct amdgpu_ualink_req *req;
-
-		if (!revs)
-			break;
-		revs[i].peer = peer;
-		req = &revs[i++].req;
-		req->msg.type = AMDGPU_UALINK_MSG_NPA_REVOKE;
-		req->msg.handle[0] = exp->handle[0];
-		req->msg.handle[1] = exp->handle[1];
-		req->msg.npa = npa;
-		req->msg.size = size;
-		trace_amdgpu_ualink_revoke(dev->id, peer, exp->handle[0], npa, size);
-		/* one that cannot be sent is done at once */
-		ret = amdgpu_ualink_mbox_submit(dev->mbox, peer, req);
-		if (ret) {
-			req->status = ret;
-			init_completion(&req->done);
-			complete_all(&req->done);
+		if (!revs) {
+			memset(&one, 0, sizeof(one));
+			revs = &one;
 		}
+		revs[i++].peer = peer;
+		if (i < batch)
+			continue;
+		revoke_some(dev, exp, npa, size, revs, i, later);
+		i = 0;
+		if (revs == &one)
+			revs = NULL;
 	}
-	/* the answers say they heard it; their releases follow their GPU work */
-	for (i = 0; revs && i < n; i++) {
-		wait_for_completion(&revs[i].req.done);
-		/*
-		 * No answer (a timeout, our mailbox stopped), and the
-		 * connection not known to have ended (-ENOLINK): the importer
-		 * may still believe its import ready, and would read whatever
-		 * the range holds next once it is let into it again. End the
-		 * connection: the next contact's HELLO makes it drop all it
-		 * holds of ours.
-		 */
-		if (revs[i].req.status && revs[i].req.status != -ENOLINK)
-			amdgpu_ualink_mbox_peer_forget(dev->mbox, revs[i].peer);
-	}
-	/* nobody was told: the same for each importer */
-	for_each_set_bit(peer, members, AMDGPU_UALINK_MAX_ACCELS) {
-		if (revs)
-			break;
-		amdgpu_ualink_mbox_peer_forget(dev->mbox, peer);
-	}
-	if (revs) {
+	if (i)	/* the set had fewer members than counted: never so far */
+		revoke_some(dev, exp, npa, size, revs, i, later);
+	if (n) {
 		amdgpu_ualink_mbox_get_timeout(dev->mbox, &timeout_ms, &retries);
 		left = amdgpu_ualink_revoke_timeout(dev) + msecs_to_jiffies(timeout_ms);
-		if (!wait_var_event_timeout(exp, revoked_released(exp, revs, n), left))
+		if (!wait_var_event_timeout(exp, revoked_released(exp, later), left))
 			atomic_inc(&dev->release_timeouts);
 	}
-	kvfree(revs);
+	if (revs != &one)
+		kvfree(revs);
 	/* whatever the answers, or none: the importers go */
 	mutex_lock(&dev->lock);
 	while (exp->nr_access) {

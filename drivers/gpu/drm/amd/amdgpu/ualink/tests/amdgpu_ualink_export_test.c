@@ -430,6 +430,62 @@ static void export_destroy_revokes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 4);
 }
 
+/*
+ * Without memory for an ending export's revocations (the test makes the
+ * allocation fail), the importers are told one at a time: each answers
+ * and releases as in export_destroy_revokes, the anchor, and none loses
+ * its connection, nor anything else it holds of A's, for A's want of
+ * memory.
+ */
+static void export_revocations_without_memory(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M), *o2 = tpod_obj(pod, SZ_4M, SZ_2M);
+	struct tobj *bb = tpod_obj(pod, 0, 0), *cb = tpod_obj(pod, 0, 0);
+	struct amdgpu_ualink_import *ib, *ic, *ib2;
+	static const u16 importers[] = { B, C };
+	enum amdgpu_ualink_conn_state state;
+	u64 h[2], h2[2], gen;
+	unsigned int i;
+
+	tpod_export(pod, A, o, h);
+	tpod_export(pod, A, o2, h2);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_import_set_obj(ib, bb);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h, &ic), 0);
+	amdgpu_ualink_import_set_obj(ic, cb);
+	/* what B holds of A besides: another import */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h2, &ib2), 0);
+
+	tpod_dev(pod, A)->fail_revocations = true;
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+	KUNIT_EXPECT_TRUE(test, bb->dead);
+	KUNIT_EXPECT_TRUE(test, cb->dead);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
+	/* two revocations, and the answers to the two releases */
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->sent[AMDGPU_UALINK_MSG_NPA_REVOKE], 4);
+	/* each importer answered the revocation, then released */
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 4);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_dev(pod, A)->release_timeouts), 0);
+	for (i = 0; i < ARRAY_SIZE(importers); i++) {
+		KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_peer_state(tpod_mbox(pod, A), importers[i],
+								    &state, &gen), 0);
+		KUNIT_EXPECT_EQ(test, state, AMDGPU_UALINK_CONN_ESTABLISHED);
+		KUNIT_EXPECT_EQ(test, stats_of(pod, importers[i])->resets, 0);
+	}
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->resets, 0);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+	KUNIT_EXPECT_EQ(test, ib2->state, AMDGPU_UALINK_IMPORT_READY);
+
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_import_put(ic);
+	amdgpu_ualink_import_put(ib2);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
+}
+
 static bool dead_at(void *arg)
 {
 	return READ_ONCE(((struct tobj *)arg)->dead);
@@ -1664,6 +1720,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_refusals),
 	KUNIT_CASE(export_no_space),
 	KUNIT_CASE(export_destroy_revokes),
+	KUNIT_CASE(export_revocations_without_memory),
 	KUNIT_CASE(export_revoke_waits_for_gpu_work),
 	KUNIT_CASE_SLOW(export_revoke_bounded),
 	KUNIT_CASE(export_destroy_waits_for_undo),

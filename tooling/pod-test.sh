@@ -49,17 +49,31 @@ guest() {	# guest ROLE FIRST_ID
 		> "$run/$1.log" 2>&1
 }
 
+wait_file() {	# wait_file NAME PID TENTHS: NAME in the exchange directory
+	for _ in $(seq "$3"); do
+		[ -e "$run/xchg/$1" ] && return 0
+		kill -0 "$2" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 start=$(date +%s)
 guest a 0 & pa=$!
 guest b 2 & pb=$!
+# B hangs first: its QEMU stops (SIGSTOP) when B asks, and goes on
+# (SIGCONT) once A has found it lost, or after 60 s
+if wait_file b.stop-me $pb 3000 && kill -STOP "$(cat "$run/b.pid")"; then
+	stopped=$(date +%s%N)
+	echo "SIGSTOP to guest B's QEMU at $(($(date +%s) - start)) s" > "$run/xchg/b.stopped"
+	wait_file a.saw-lost $pa 600
+	kill -CONT "$(cat "$run/b.pid")"
+	echo "SIGCONT to guest B's QEMU after $((($(date +%s%N) - stopped) / 1000000)) ms stopped" > "$run/xchg/b.continued"
+	cat "$run/xchg/b.continued" > "$run/hung"
+fi
 # B's first life ends killed, while it imports and releases in a loop: at
 # once when it says its loop works (four imports done), not after a guess
-for _ in $(seq 3000); do
-	[ -e "$run/xchg/b.looping" ] && break
-	kill -0 $pb 2>/dev/null || break
-	sleep 0.1
-done
-if [ -e "$run/xchg/b.looping" ]; then
+if wait_file b.looping $pb 3000; then
 	kill -KILL "$(cat "$run/b.pid")" &&
 		echo "SIGKILL to guest B's QEMU at $(($(date +%s) - start)) s" > "$run/xchg/killed"
 fi
@@ -117,6 +131,8 @@ for g in a b b2; do
 		echo "fail $g.kernel-log-clean" >> "$rep"
 	fi
 done
+[ -e "$run/hung" ] && echo "pass b.stopped-and-continued" >> "$rep" ||
+	{ echo "pod-test: FAIL: guest B was not stopped and continued" >&2; echo "fail b.stopped-and-continued" >> "$rep"; }
 [ -e "$run/xchg/killed" ] && echo "pass b.killed-mid-loop" >> "$rep" ||
 	{ echo "pod-test: FAIL: guest B was not killed mid-loop" >&2; echo "fail b.killed-mid-loop" >> "$rep"; }
 [ "$ra" = 0 ] && echo "pass a.exit-0" >> "$rep" ||

@@ -19,9 +19,14 @@
  *    accelerator 2, which it keeps. The owner's access table in the region
  *    lets accelerator 2 read the NPA of A's buffer, and refuses 3, which
  *    was never granted it.
- * 2. B imports and releases A's buffer on accelerator 3 in a loop, and the
- *    host kills B's QEMU (SIGKILL) in the middle of it.
- * 3. A is not told. Accelerator 0, whose keepalive probed the idle
+ * 2. The host stops B's QEMU (SIGSTOP): a guest that hangs. Accelerator
+ *    0's keepalive finds 2 lost and revokes its grant; then the host lets
+ *    B go on (SIGCONT). Back, accelerator 2's own keepalive probe finds
+ *    the connection gone: it ends its side, its import of A's buffer
+ *    faults and A's access table refuses it; a new import of the same
+ *    handle reads again.
+ * 3. B imports and releases A's buffer on accelerator 3 in a loop, and the
+ *    host kills B's QEMU (SIGKILL) in the middle of it. A is not told. Accelerator 0, whose keepalive probed the idle
  *    accelerator 2 while B lived without ending anything, asks B for
  *    nothing: its keepalive finds 2 and 3 lost and it revokes their
  *    grants. Accelerator 1 runs without keepalive: it asks 3 for a
@@ -673,7 +678,25 @@ static void guest_a(void)
 	      count(0, "grants"));
 	put("a.done", "1");
 
-	/* 2, 3: B dies; nobody tells us */
+	/*
+	 * 2: the host stops B's QEMU: a guest that hangs, and nobody tells
+	 * us. Accelerator 0's keepalive finds 2 lost (3 had no connection
+	 * with it yet) and revokes 2's grant; B comes back once we say so.
+	 */
+	get("b.stopped", line, sizeof(line));
+	printf("pod: %s\n", line);
+	t = now_s();
+	while (peer_established(0, 2) && now_s() < t + 30)
+		usleep(100 * 1000);
+	check(!peer_established(0, 2), "keepalive-finds-hung-guest",
+	      "accelerator 0 found the stopped accelerator 2 lost %.1f s after it read of the stop",
+	      now_s() - t);
+	check(wait_count(0, "grants", 0) == 0, "keepalive-drops-hung-grants",
+	      "accelerator 0 revoked the hung accelerator 2's grant: %ld left",
+	      count(0, "grants"));
+	put("a.saw-lost", "1");
+
+	/* 3: B dies; nobody tells us */
 	get("killed", line, sizeof(line));
 	printf("pod: the host killed guest B (%s)\n", line);
 	show_counts("after B died", 0);
@@ -855,6 +878,8 @@ static void guest_b(void)
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf, ret;
 	unsigned int imp, gem3, n, done, word;
 	unsigned long long npa;
+	long long probed;
+	double t;
 
 	show_counts("before", 2);
 	get("a.handle", line, sizeof(line));
@@ -889,7 +914,45 @@ static void guest_b(void)
 	show_counts("while A holds an import", 3);
 	check(count(3, "grants") == 1, "grant-to-a", "accelerator 3 grants its buffer to A's importer");
 
-	/* 2: first imports and releases until the host kills us */
+	/*
+	 * 2: the host stops our QEMU until accelerator 0 has found us lost,
+	 * then lets us go on. Coming back, our keepalive probes 0, which no
+	 * longer has the connection and greets us: 2 ends it on its side
+	 * too, and drops the import, which A's access table refuses already.
+	 * A new import of the same handle works.
+	 */
+	probed = peer_counter(2, 0, "probes");
+	put("b.stop-me", "1");
+	get("b.continued", line, sizeof(line));
+	printf("pod: %s\n", line);
+	t = now_s();
+	while (peer_counter(2, 0, "resets") < 1 && now_s() < t + 30)
+		usleep(100 * 1000);
+	/* our probe did it: nobody else sends accelerator 0 anything */
+	check(peer_counter(2, 0, "resets") >= 1 && peer_counter(2, 0, "probes") > probed,
+	      "hung-guest-learns-lost",
+	      "accelerator 2, back, found its connection with accelerator 0 ended %.1f s after it went on, after a probe (probes it sent: %lld, %lld before the hang)",
+	      now_s() - t, peer_counter(2, 0, "probes"), probed);
+	t = now_s();
+	while (!(ret = gpu_access(fd2, imp, 0, buf, 4096, 0)) && now_s() < t + 30)
+		usleep(100 * 1000);
+	check(ret == -ENODEV, "hung-import-revoked",
+	      "accelerator 2's import of A's buffer, made before the hang, is revoked: the GPU access faults (%s)",
+	      ret ? strerror(-ret) : "it still reads");
+	ret = npa_read(2, npa, &word);
+	check(ret == -ENODEV, "hung-npa-refused",
+	      "accelerator 0's access table refuses accelerator 2 the NPA %#llx it read before the hang: %s",
+	      npa, ret ? strerror(-ret) : "it reads");
+	drmCloseBufferHandle(fd2, imp);
+	close(dmabuf);
+	get("a.handle", line, sizeof(line));
+	imp = import(fd2, line, &dmabuf, "hung-guest-reimports");
+	ret = gpu_access(fd2, imp, 0, buf, BUF_SIZE / 2, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE / 2, 0xa), "hung-guest-reads-again",
+	      "accelerator 2 reads A's buffer again through a new import: %s",
+	      verdict(ret, buf, BUF_SIZE / 2, 0xa));
+
+	/* 3: first imports and releases until the host kills us */
 	get("a.handle", line, sizeof(line));
 	for (n = 0, done = 0;; n++) {
 		unsigned int g;

@@ -44,6 +44,11 @@
  *    access through that import is refused by the new life's access
  *    table. Accelerator 2 releases its import of A's new buffer: its reads
  *    of that NPA are refused from then on, while 3, still granted, reads.
+ *    Then, across kernels: A takes accelerator 0 offline, and 3's read of
+ *    A's buffer that just worked is refused; back online, 0 has no
+ *    connection with 3, whose keepalive learns it: its import faults,
+ *    and a new import reads. A resets 0: its new generation reaches 3 at
+ *    once, and 3's import faults.
  * 5. Everyone releases everything; each guest checks that its
  *    accelerators' counts (exports, grants, pins, imports) are back to 0.
  *
@@ -853,6 +858,20 @@ static void guest_a(void)
 	      verdict(ret, buf, BUF_SIZE, 0xd));
 	put("a.done2", "1");
 
+	/*
+	 * 4b: across kernels, accelerator 0 goes offline and comes back,
+	 * then resets, each when B says it is ready to look
+	 */
+	get("b2.offline-me", line, sizeof(line));
+	node_write(0, "control", "offline\n");
+	put("a.acc0-offline", "1");
+	get("b2.offline-seen", line, sizeof(line));
+	node_write(0, "control", "online\n");
+	put("a.acc0-online", "1");
+	get("b2.reset-me", line, sizeof(line));
+	node_write(0, "control", "reset\n");
+	put("a.acc0-reset", "1");
+
 	/* 5: release everything */
 	get("b2.released", line, sizeof(line));
 	drmCloseBufferHandle(fd1, imp);
@@ -976,11 +995,11 @@ static void guest_b(void)
 static void guest_b2(void)
 {
 	static unsigned int buf[BUF_SIZE / 4];
-	char text[UALINK_HANDLE_STRLEN], line[128];
+	char text[UALINK_HANDLE_STRLEN], line[128], a2[sizeof(line)];
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf2, dmabuf3, ret;
 	int dmabuf2n;
 	unsigned int imp2, imp3, imp2n, gem2, gem3, word;
-	unsigned long long npa;
+	unsigned long long npa, gen;
 	long long d[3];
 	double t;
 
@@ -989,6 +1008,7 @@ static void guest_b2(void)
 	show_counts("before", 2);
 	show_counts("before", 3);
 	get("a.handle2", line, sizeof(line));
+	memcpy(a2, line, sizeof(a2));
 	imp2 = import(fd2, line, &dmabuf2, "import-a-new-on-2");
 	imp3 = import(fd3, line, &dmabuf3, "import-a-new-on-3");
 	ret = gpu_access(fd2, imp2, 0, buf, BUF_SIZE, 0);
@@ -1024,6 +1044,50 @@ static void guest_b2(void)
 	      "accelerator 2's read of NPA %#llx after its release: %s (%.1f s)",
 	      npa, ret ? strerror(-ret) : "it still reads", now_s() - t);
 	check_npa_reads(3, npa, 0xe, "acc3-still-granted", "still granted");
+
+	/*
+	 * The owner, accelerator 0, goes offline in A's kernel: nobody tells
+	 * us, but its side of the fabric drops every importer, so our read
+	 * that just worked is refused.
+	 */
+	put("b2.offline-me", "1");
+	get("a.acc0-offline", line, sizeof(line));
+	t = now_s();
+	while (!(ret = npa_read(3, npa, &word)) && now_s() < t + 10)
+		usleep(50 * 1000);
+	check(ret == -ENODEV, "owner-offline-refused",
+	      "accelerator 3's read of NPA %#llx once accelerator 0 is offline: %s (%.1f s after A said so)",
+	      npa, ret ? strerror(-ret) : "it still reads", now_s() - t);
+	put("b2.offline-seen", "1");
+	get("a.acc0-online", line, sizeof(line));
+	/* back online, it has no connection with us: our keepalive learns */
+	t = now_s();
+	while (!(ret = gpu_access(fd3, imp3, 0, buf, 4096, 0)) && now_s() < t + 30)
+		usleep(100 * 1000);
+	check(ret == -ENODEV, "owner-offline-import-revoked",
+	      "accelerator 3's import of A's buffer is revoked once its keepalive found accelerator 0's side gone: %s (%.1f s)",
+	      ret ? strerror(-ret) : "it still reads", now_s() - t);
+	drmCloseBufferHandle(fd3, imp3);
+	close(dmabuf3);
+	imp3 = import(fd3, a2, &dmabuf3, "import-after-owner-online");
+	ret = gpu_access(fd3, imp3, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0xe), "reads-after-owner-online",
+	      "accelerator 3 reads A's buffer through a new import: %s",
+	      verdict(ret, buf, BUF_SIZE, 0xe));
+	/* the owner resets: it greets us with its new generation at once */
+	gen = peer_generation(3, 0);
+	put("b2.reset-me", "1");
+	get("a.acc0-reset", line, sizeof(line));
+	t = now_s();
+	while (!(ret = gpu_access(fd3, imp3, 0, buf, 4096, 0)) && now_s() < t + 30)
+		usleep(100 * 1000);
+	check(ret == -ENODEV, "owner-reset-import-revoked",
+	      "accelerator 3's import of A's buffer is revoked by accelerator 0's reset: %s (%.1f s)",
+	      ret ? strerror(-ret) : "it still reads", now_s() - t);
+	check(gen && peer_generation(3, 0) && peer_generation(3, 0) != gen,
+	      "owner-reset-new-generation",
+	      "accelerator 3 knows accelerator 0's new generation: %#llx -> %#llx",
+	      gen, peer_generation(3, 0));
 	drmCloseBufferHandle(fd3, imp3);
 	close(dmabuf3);
 	drmCloseBufferHandle(fd3, imp2n);

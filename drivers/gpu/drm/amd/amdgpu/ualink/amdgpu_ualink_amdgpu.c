@@ -56,7 +56,10 @@
  * it) and disable the interrupt; resume is hw_init; sw_fini takes the core
  * down. System suspend leaves the pod earlier, before VRAM is evicted, and
  * unpins the exports (amdgpu_ualink_suspend()), so that their contents
- * are saved; system resume pins them again (amdgpu_ualink_resume()). A GPU
+ * are saved; system resume pins them again (amdgpu_ualink_resume()), and
+ * only then does the device take part again: between the IP block's
+ * resume and that, peers' requests wait in its rings, where they would
+ * otherwise be refused for a pin that is only late. A GPU
  * reset refuses peers from amdgpu_ualink_pre_reset() on, beside amdkfd's
  * hook, and quiesces the mailbox so that nothing touches the IP while the
  * ASIC resets; it leaves the pod from a worker queued once the reset is
@@ -176,8 +179,8 @@ struct amdgpu_ualink {
 	/** @put_work: puts @puts on the core's workqueue */
 	struct work_struct put_work;
 	/**
-	 * @state_lock: protects @hw_up, @in_reset, @leaving, @reset_leave
-	 * and the changes of @state. Taken by the GPU reset path
+	 * @state_lock: protects @hw_up, @in_reset, @leaving, @reset_leave,
+	 * @repin_pending and the changes of @state. Taken by the GPU reset path
 	 * (amdgpu_ualink_pre_reset()): never held while leaving the pod,
 	 * which takes buffers' reservations.
 	 */
@@ -190,6 +193,13 @@ struct amdgpu_ualink {
 	bool leaving;
 	/** @reset_leave: the leaving a reset defers to its end */
 	bool reset_leave;
+	/**
+	 * @repin_pending: amdgpu_ualink_suspend() unpinned the exports and
+	 * amdgpu_ualink_resume() has not pinned them again: the device stays
+	 * out of the pod, its mailbox quiesced, so that no importer is
+	 * refused for a pin that is only late
+	 */
+	bool repin_pending;
 	/**
 	 * @state: an AMDGPU_UALINK_STATE_* value; written under
 	 * @state_lock, read without it
@@ -1199,7 +1209,8 @@ static void amdgpu_ualink_settle(struct amdgpu_ualink *ualink)
 	lockdep_assert_held(&ualink->state_lock);
 	if (ualink->state == AMDGPU_UALINK_STATE_RESETTING &&
 	    !ualink->in_reset && !ualink->leaving)
-		amdgpu_ualink_set_state(ualink, ualink->hw_up ?
+		amdgpu_ualink_set_state(ualink,
+					ualink->hw_up && !ualink->repin_pending ?
 					AMDGPU_UALINK_STATE_ACTIVE :
 					AMDGPU_UALINK_STATE_OFFLINE);
 }
@@ -1335,8 +1346,11 @@ static int amdgpu_ualink_hw_init(struct amdgpu_ip_block *ip_block)
 		if (ret)
 			return ret;
 	}
-	/* inside a reset, the worker that leaves the pod does it */
-	if (!ualink->in_reset)
+	/*
+	 * inside a reset, the worker that leaves the pod does it; a device
+	 * that left at suspend has nothing to leave, and no such worker
+	 */
+	if (!ualink->in_reset || ualink->repin_pending)
 		amdgpu_ualink_pt_restore(&ualink->pt);
 	ret = amdgpu_irq_get(adev, &ualink->irq, 0);
 	if (ret) {
@@ -1345,11 +1359,14 @@ static int amdgpu_ualink_hw_init(struct amdgpu_ip_block *ip_block)
 		return ret;
 	}
 	WRITE_ONCE(ualink->hw_up, true);
-	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
 	if (!bitmap_empty(ualink->shootdowns, AMDGPU_UALINK_MAX_ACCELS))
 		schedule_work(&ualink->shootdown_work);
 	if (amdgpu_ualink_events_pending(ualink))
 		schedule_work(&ualink->event_work);
+	/* a system resume takes part once its exports are pinned again */
+	if (ualink->repin_pending)
+		return 0;
+	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
 	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
 		amdgpu_ualink_set_state(ualink, AMDGPU_UALINK_STATE_ACTIVE);
 	return 0;
@@ -1486,6 +1503,8 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
 		leave = amdgpu_ualink_refuse(ualink, AMDGPU_UALINK_STATE_OFFLINE);
 	if (leave)
 		amdgpu_ualink_leave(ualink);
+	scoped_guard(mutex, &ualink->state_lock)
+		ualink->repin_pending = true;
 	amdgpu_ualink_export_unpin_all(&ualink->udev);
 }
 
@@ -1494,8 +1513,11 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
  * @adev: the device
  *
  * From amdgpu_device_resume(), once buffers can move again (the IB tests
- * flushed). An export whose buffer cannot be pinned again refuses its
- * importers (-EREMOTEIO for them) until it ends.
+ * flushed). Only then does the device take part in the pod again (its
+ * IP block's resume left it out, mailbox quiesced): peers' requests wait
+ * in its rings meanwhile instead of being refused. An export whose buffer
+ * cannot be pinned again refuses its importers (-EREMOTEIO for them)
+ * until it ends.
  */
 void amdgpu_ualink_resume(struct amdgpu_device *adev)
 {
@@ -1509,6 +1531,15 @@ void amdgpu_ualink_resume(struct amdgpu_device *adev)
 		drm_warn(adev_to_drm(adev),
 			 "UALink: %u exports could not be pinned again; their importers are refused\n",
 			 failed);
+	guard(mutex)(&ualink->state_lock);
+	if (!ualink->repin_pending)
+		return;
+	ualink->repin_pending = false;
+	if (!ualink->hw_up || ualink->in_reset)
+		return;	/* hw_init or the reset's end resumes it */
+	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
+	if (ualink->state == AMDGPU_UALINK_STATE_OFFLINE)
+		amdgpu_ualink_set_state(ualink, AMDGPU_UALINK_STATE_ACTIVE);
 }
 
 /**
@@ -1549,7 +1580,7 @@ void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 		return;
 	guard(mutex)(&ualink->state_lock);
 	ualink->in_reset = false;
-	if (ualink->hw_up)
+	if (ualink->hw_up && !ualink->repin_pending)
 		amdgpu_ualink_mbox_resume(ualink->udev.mbox);
 	if (ualink->reset_leave) {
 		ualink->reset_leave = false;

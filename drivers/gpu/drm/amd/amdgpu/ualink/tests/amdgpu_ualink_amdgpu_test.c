@@ -800,6 +800,9 @@ static void ualink_amdgpu_ip_block(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
 	KUNIT_EXPECT_FALSE(test, a->irq_on);
 	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
+	/* it takes part once the device's resume pinned its exports again */
+	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_OFFLINE);
+	amdgpu_ualink_resume(&a->adev);
 	KUNIT_EXPECT_EQ(test, fake_state(test, a), AMDGPU_UALINK_STATE_ACTIVE);
 	KUNIT_EXPECT_EQ(test, fake_import(b, a), -ENOENT);
 

@@ -1098,6 +1098,9 @@ static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 	amdgpu_ualink_post_reset(&b->adev);
 	dma_fence_end_signalling(cookie);
 	flush_work(&b->adev.ualink->leave_work);
+	/* suspended, B takes part again only once its resume pinned exports */
+	KUNIT_EXPECT_EQ(test, b->adev.ualink->state, AMDGPU_UALINK_STATE_OFFLINE);
+	amdgpu_ualink_resume(&b->adev);
 	KUNIT_EXPECT_EQ(test, b->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
 }
 
@@ -1484,6 +1487,107 @@ static void ualink_vehicle_suspend_unpins(struct kunit *test)
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
 }
 
+/* The core's import of a handle, in a thread of its own. */
+struct vehicle_importer {
+	struct amdgpu_ualink_dev *udev;
+	u64 handle[2];
+	struct amdgpu_ualink_import *imp;
+	int ret;
+	struct completion done;
+	struct task_struct *task;
+};
+
+static int vehicle_importer_fn(void *data)
+{
+	struct vehicle_importer *c = data;
+
+	c->ret = amdgpu_ualink_import_get(c->udev, c->handle, &c->imp);
+	complete_all(&c->done);
+	return 0;
+}
+
+static void vehicle_importer_end(void *data)
+{
+	struct vehicle_importer *c = data;
+
+	wait_for_completion(&c->done);
+	put_task_struct(c->task);
+	if (!c->ret)
+		amdgpu_ualink_import_put(c->imp);
+	amdgpu_ualink_dev_flush(c->udev);
+}
+
+/* Requests @node's mailbox sent again for want of an answer. */
+static u64 vehicle_retransmitted(struct fake_node *node)
+{
+	struct amdgpu_ualink_mbox_stats s;
+	u64 n = 0;
+	unsigned int i;
+
+	amdgpu_ualink_mbox_get_stats(node->adev.ualink->udev.mbox, -1, &s);
+	for (i = 0; i < AMDGPU_UALINK_MSG_TYPES; i++)
+		n += s.retransmitted[i];
+	return n;
+}
+
+/*
+ * Between the IP block's resume and amdgpu_ualink_resume(), which pins the
+ * exports again, A stays out of the pod: B's import of A's export waits
+ * unanswered (its request is sent again) and is granted once the export
+ * is pinned. It used to be refused at once for a pin that was only late
+ * (-EREMOTEIO). The anchor is ualink_vehicle_suspend_unpins.
+ */
+static void ualink_vehicle_resume_waits_for_pins(struct kunit *test)
+{
+	struct vehicle_importer *c = kunit_kzalloc(test, sizeof(*c), GFP_KERNEL);
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *exp, *imp;
+	struct task_struct *t;
+	unsigned long end;
+	u32 ga, gb;
+	u64 sent;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	exp = vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
+	imp = vehicle_bo(test, fb, gb);
+	amdgpu_ualink_suspend(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	KUNIT_EXPECT_NE(test, a->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+	/* B's import died with A's leaving */
+	vehicle_wait_dead(test, imp);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+
+	c->udev = &b->adev.ualink->udev;
+	c->handle[0] = h.lo;
+	c->handle[1] = h.hi;
+	init_completion(&c->done);
+	sent = vehicle_retransmitted(b);
+	t = kthread_create(vehicle_importer_fn, c, "ualink-importer");
+	KUNIT_ASSERT_NOT_ERR_OR_NULL(test, t);
+	c->task = get_task_struct(t);
+	wake_up_process(t);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_importer_end, c), 0);
+	end = jiffies + 10 * HZ;
+	while (vehicle_retransmitted(b) == sent && !completion_done(&c->done) &&
+	       time_before(jiffies, end))
+		usleep_range(5000, 10000);
+	KUNIT_EXPECT_FALSE_MSG(test, completion_done(&c->done),
+			       "the import ended before A was resumed: %d", c->ret);
+	KUNIT_EXPECT_GT(test, vehicle_retransmitted(b), sent);
+
+	amdgpu_ualink_resume(&a->adev);
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	KUNIT_EXPECT_TRUE(test, wait_for_completion_timeout(&c->done, 10 * HZ));
+	KUNIT_EXPECT_EQ(test, c->ret, 0);
+}
+
 static bool vehicle_is_offline(enum amdgpu_ualink_conn_state st)
 {
 	return st == AMDGPU_UALINK_CONN_OFFLINE;
@@ -1733,6 +1837,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_pin_unlocked),
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_unpins),
+	KUNIT_CASE_SLOW(ualink_vehicle_resume_waits_for_pins),
 	KUNIT_CASE_SLOW(ualink_vehicle_pod_events),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_last_reference),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_fd_only),

@@ -606,7 +606,7 @@ static void guest_a(void)
 	int dmabuf2, dmabuf_old;
 	unsigned long long npa_old, npa_new, gen_old[2], gen_new[2];
 	long long d[2], probes[2], hellos;
-	long grants, imports;
+	long grants, imports, faults;
 	double t;
 
 	short_timeout(0);
@@ -628,6 +628,7 @@ static void guest_a(void)
 	/* 1: both ways through the fabric */
 	get("b.handle", line, sizeof(line));
 	show_counts("while B holds an import", 0);
+	faults = count(0, "fabric_faults");
 	put_npa("a.npa", state_npa(0, "export", text));
 	check(count(0, "grants") == 1, "grant-to-b",
 	      "accelerator 0 grants its buffer to B's importer");
@@ -681,6 +682,11 @@ static void guest_a(void)
 	      "accelerators 0 and 2 probed each other while idle (probes sent by 0: %lld, by 2: %lld); the connection stands, %ld grant(s) kept",
 	      peer_counter(0, 2, "probes"), peer_stat(0, 2, "hello", "received") - 1,
 	      count(0, "grants"));
+	/* B's accelerator 3 was refused at our access table: we count it */
+	get("b.refused", line, sizeof(line));
+	check(count(0, "fabric_faults") == faults + 1, "owner-counts-remote-refusal",
+	      "accelerator 0 counts the refusal of accelerator 3's read in another kernel: %ld -> %ld",
+	      faults, count(0, "fabric_faults"));
 	put("a.done", "1");
 
 	/*
@@ -929,6 +935,7 @@ static void guest_b(void)
 	check(ret == -ENODEV, "acc3-never-granted-refused",
 	      "accelerator 3, never granted NPA %#llx, is refused: %s",
 	      npa, ret ? strerror(-ret) : "it reads");
+	put("b.refused", "1");
 	get("a.done", line, sizeof(line));
 	show_counts("while A holds an import", 3);
 	check(count(3, "grants") == 1, "grant-to-a", "accelerator 3 grants its buffer to A's importer");

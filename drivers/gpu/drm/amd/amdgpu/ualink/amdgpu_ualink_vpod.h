@@ -299,6 +299,7 @@ void amdgpu_ualink_vpod_set_vpod(struct amdgpu_ualink_vpod_node *node,
 void amdgpu_ualink_vpod_tlb_flush(struct amdgpu_ualink_vpod_node *node,
 				  u64 npa, u64 size);
 unsigned int amdgpu_ualink_vpod_tlb_entries(struct amdgpu_ualink_vpod_node *node);
+u64 amdgpu_ualink_vpod_faults(struct amdgpu_ualink_vpod_node *node);
 int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 				     u64 npa, void *buf, size_t size,
 				     bool write);

@@ -38,7 +38,8 @@
  *	heap counts as one export and one pin: an export is pinned from its
  *	creation to its end), but the counters after them:
  *	``fabric_faults``, the accesses to its window the fabric refused so
- *	far; ``revoke_timeouts``, revoked imports released while GPU work on
+ *	far (across kernels, those other kernels' accesses too, which they
+ *	count in the region); ``revoke_timeouts``, revoked imports released while GPU work on
  *	them still ran (after ``revoke_timeout_ms``); ``release_timeouts``,
  *	ended exports whose importers did not all release in time; then
  *	the mailbox worker's figures for ``make bench`` (&struct
@@ -163,7 +164,7 @@ static int counts_show(struct seq_file *m, void *data)
 		   c.exports, c.grants, c.pins, c.imports);
 	seq_printf(m, "npa_bytes %llu\npt_tables %lu\ntlb_entries %u\n",
 		   c.npa_bytes, tables, amdgpu_ualink_vpod_tlb_entries(node));
-	seq_printf(m, "fabric_faults %lld\n", atomic64_read(&node->faults));
+	seq_printf(m, "fabric_faults %llu\n", amdgpu_ualink_vpod_faults(node));
 	seq_printf(m, "revoke_timeouts %d\nrelease_timeouts %d\n",
 		   atomic_read(&node->udev.revoke_timeouts),
 		   atomic_read(&node->udev.release_timeouts));
@@ -190,10 +191,10 @@ static int state_show(struct seq_file *m, void *data)
 	seq_printf(m, "vpod %u (%u accelerators), %s, device %s\n", vpod, size,
 		   state_names[amdgpu_ualink_vpod_state(node)],
 		   amdgpu_ualink_vpod_drm_name(node));
-	seq_printf(m, "tlb: %u entries, %lld walks, %lld shootdowns; %lld accesses refused\n",
+	seq_printf(m, "tlb: %u entries, %lld walks, %lld shootdowns; %llu accesses refused\n",
 		   amdgpu_ualink_vpod_tlb_entries(node),
 		   atomic64_read(&node->walks), atomic64_read(&node->shootdowns),
-		   atomic64_read(&node->faults));
+		   amdgpu_ualink_vpod_faults(node));
 	amdgpu_ualink_dev_print(&node->udev, &p);
 	return 0;
 }

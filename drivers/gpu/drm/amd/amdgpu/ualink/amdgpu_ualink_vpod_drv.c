@@ -551,7 +551,7 @@ static u64 vpod_fabric_refusals(void *priv)
 {
 	struct amdgpu_ualink_vpod_drm *vdev = priv;
 
-	return atomic64_read(&vdev->node->faults);
+	return amdgpu_ualink_vpod_faults(vdev->node);
 }
 
 static const struct amdgpu_ualink_sysfs_ops vpod_sysfs_ops = {

@@ -508,8 +508,10 @@ static int remote_access(struct amdgpu_ualink_vpod_node *node,
 	u64 addr;
 
 	if (!amdgpu_ualink_vpod_shm_acl_allows(amdgpu_ualink_vpod->shm, owner->id,
-					       offset >> PAGE_SHIFT, node->id))
+					       offset >> PAGE_SHIFT, node->id)) {
+		amdgpu_ualink_vpod_shm_refused(amdgpu_ualink_vpod->shm, owner->id);
 		return -ENODEV;
+	}
 	atomic64_inc(&node->walks);
 	if (walk(owner, offset & PAGE_MASK, &addr))
 		return -ENODEV;
@@ -521,6 +523,22 @@ static int remote_access(struct amdgpu_ualink_vpod_node *node,
 	else
 		memcpy(buf, owner->vram + addr, n);
 	return 0;
+}
+
+/**
+ * amdgpu_ualink_vpod_faults - accesses to an accelerator's window refused
+ * @node: the accelerator, hosted here
+ *
+ * Returns: the refusals of this kernel's fabric, and in a pod that spans
+ * kernels those of other kernels' accesses, which they count in the
+ * region for it.
+ */
+u64 amdgpu_ualink_vpod_faults(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
+
+	return atomic64_read(&node->faults) +
+	       (shm ? amdgpu_ualink_vpod_shm_refusals(shm, node->id) : 0);
 }
 
 /**

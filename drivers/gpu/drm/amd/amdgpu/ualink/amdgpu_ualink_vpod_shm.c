@@ -25,9 +25,11 @@
  * - a **header** (page 0): magic, layout version, the pod's size, its
  *   virtual pods' size and each accelerator's device memory size, and per
  *   accelerator the region
- *   offset of its root page table and a boot counter (``boots``, bumped
+ *   offset of its root page table, a boot counter (``boots``, bumped
  *   each time a kernel brings the accelerator up, as firmware counts
- *   link-ups);
+ *   link-ups) and a refusal counter (``refused``: accesses from other
+ *   kernels its access table refused, counted by the requester's kernel
+ *   as the owner's fabric port would count them);
  * - the **rings**: one per (receiver, sender) pair, as
  *   &struct amdgpu_ualink_vpod_ring, from page 1 on;
  * - per accelerator, its **page-table pool**
@@ -84,7 +86,7 @@
 
 #define VPOD_SHM_MAGIC		0x6b6c6175	/* "ualk" */
 #define VPOD_SHM_INIT		0x74696e69	/* "init": being written */
-#define VPOD_SHM_VERSION	3
+#define VPOD_SHM_VERSION	4
 
 /* The region's page 0; all guests share the host's byte order. */
 struct vpod_shm_header {
@@ -100,7 +102,11 @@ struct vpod_shm_header {
 		u64 root;
 		/* times a kernel brought the accelerator up */
 		u32 boots;
-		u32 pad;
+		/*
+		 * accesses its access table refused, counted by the refused
+		 * requester's kernel, as the owner's fabric port would
+		 */
+		u32 refused;
 	} node[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
 };
 
@@ -366,6 +372,7 @@ void *amdgpu_ualink_vpod_shm_vram(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 void amdgpu_ualink_vpod_shm_start(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 {
 	WRITE_ONCE(shm->hdr->node[id].root, 0);
+	WRITE_ONCE(shm->hdr->node[id].refused, 0);
 	memset(acl(shm, id), 0, AMDGPU_UALINK_VPOD_SHM_ACL_PAGES * PAGE_SIZE);
 	bitmap_zero(shm->acl_used[id], VPOD_SHM_ACL_SLOTS);
 	/* the empty table before the boot count that says it is a new life */
@@ -536,6 +543,30 @@ void amdgpu_ualink_vpod_shm_acl_del(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 	smp_wmb();	/* gone before even */
 	WRITE_ONCE(s->seq, s->seq + 1);
 	__clear_bit(slot, shm->acl_used[id]);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_refused - count a refusal at an owner's port
+ * @shm: the region
+ * @id: the owner, hosted by another kernel
+ */
+void amdgpu_ualink_vpod_shm_refused(struct amdgpu_ualink_vpod_shm *shm, u16 id)
+{
+	/* a locked add on memory every guest maps: no count is lost */
+	atomic_inc((atomic_t *)&shm->hdr->node[id].refused);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_refusals - accesses an owner's table refused
+ * @shm: the region
+ * @id: the owner, hosted here
+ *
+ * Returns: how many accesses from other kernels @id's access table refused
+ * since it was brought up; only a count, whoever wrote it.
+ */
+u32 amdgpu_ualink_vpod_shm_refusals(struct amdgpu_ualink_vpod_shm *shm, u16 id)
+{
+	return READ_ONCE(shm->hdr->node[id].refused);
 }
 
 /**

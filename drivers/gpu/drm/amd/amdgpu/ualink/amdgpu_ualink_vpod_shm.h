@@ -44,6 +44,8 @@ void amdgpu_ualink_vpod_shm_acl_set(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 				    unsigned int slot, u16 importer, bool allow);
 void amdgpu_ualink_vpod_shm_acl_del(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 				    unsigned int slot);
+void amdgpu_ualink_vpod_shm_refused(struct amdgpu_ualink_vpod_shm *shm, u16 id);
+u32 amdgpu_ualink_vpod_shm_refusals(struct amdgpu_ualink_vpod_shm *shm, u16 id);
 bool amdgpu_ualink_vpod_shm_acl_allows(struct amdgpu_ualink_vpod_shm *shm,
 				       u16 id, u64 page, u16 requester);
 int amdgpu_ualink_vpod_shm_poll_start(struct amdgpu_ualink_vpod_shm *shm,

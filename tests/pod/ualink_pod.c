@@ -342,6 +342,24 @@ static int gpu_access(int fd, unsigned int gem, unsigned long offset,
 	return drmIoctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GPU_ACCESS, &a) ? -errno : 0;
 }
 
+/*
+ * Read a page of import @gem until the access faults or 30 s pass (the
+ * import dies on a worker once its end is known); returns the last
+ * result, and the seconds it took in @took.
+ */
+static int until_fault(int fd, unsigned int gem, double *took)
+{
+	static unsigned int page[1024];
+	double t = now_s();
+	int ret;
+
+	while (!(ret = gpu_access(fd, gem, 0, page, sizeof(page), 0)) &&
+	       now_s() < t + 30)
+		usleep(50 * 1000);
+	*took = now_s() - t;
+	return ret;
+}
+
 static void fill(unsigned int *words, size_t size, unsigned int seed)
 {
 	size_t i;
@@ -773,12 +791,10 @@ static void guest_a(void)
 	if (!ret)
 		close(dmabuf2);
 	/* the import is killed by a worker once the loss is known */
-	t = now_s();
-	while (!(ret = gpu_access(fd1, imp, 0, buf, 4096, 0)) && now_s() < t + 30)
-		usleep(50 * 1000);
+	ret = until_fault(fd1, imp, &t);
 	check(ret == -ENODEV, "dead-import-faults",
 	      "accelerator 1 found accelerator 3 lost and revoked its import: the GPU access faults (%s, %.1f s after the failed import)",
-	      ret ? strerror(-ret) : "it still reads", now_s() - t);
+	      ret ? strerror(-ret) : "it still reads", t);
 	show_peer(1, 3);
 	drmCloseBufferHandle(fd1, imp);
 	close(dmabuf);
@@ -959,9 +975,7 @@ static void guest_b(void)
 	      "hung-guest-learns-lost",
 	      "accelerator 2, back, found its connection with accelerator 0 ended %.1f s after it went on, after a probe (probes it sent: %lld, %lld before the hang)",
 	      now_s() - t, peer_counter(2, 0, "probes"), probed);
-	t = now_s();
-	while (!(ret = gpu_access(fd2, imp, 0, buf, 4096, 0)) && now_s() < t + 30)
-		usleep(100 * 1000);
+	ret = until_fault(fd2, imp, &t);
 	check(ret == -ENODEV, "hung-import-revoked",
 	      "accelerator 2's import of A's buffer, made before the hang, is revoked: the GPU access faults (%s)",
 	      ret ? strerror(-ret) : "it still reads");
@@ -1068,12 +1082,10 @@ static void guest_b2(void)
 	put("b2.offline-seen", "1");
 	get("a.acc0-online", line, sizeof(line));
 	/* back online, it has no connection with us: our keepalive learns */
-	t = now_s();
-	while (!(ret = gpu_access(fd3, imp3, 0, buf, 4096, 0)) && now_s() < t + 30)
-		usleep(100 * 1000);
+	ret = until_fault(fd3, imp3, &t);
 	check(ret == -ENODEV, "owner-offline-import-revoked",
 	      "accelerator 3's import of A's buffer is revoked once its keepalive found accelerator 0's side gone: %s (%.1f s)",
-	      ret ? strerror(-ret) : "it still reads", now_s() - t);
+	      ret ? strerror(-ret) : "it still reads", t);
 	drmCloseBufferHandle(fd3, imp3);
 	close(dmabuf3);
 	imp3 = import(fd3, a2, &dmabuf3, "import-after-owner-online");
@@ -1085,12 +1097,10 @@ static void guest_b2(void)
 	gen = peer_generation(3, 0);
 	put("b2.reset-me", "1");
 	get("a.acc0-reset", line, sizeof(line));
-	t = now_s();
-	while (!(ret = gpu_access(fd3, imp3, 0, buf, 4096, 0)) && now_s() < t + 30)
-		usleep(100 * 1000);
+	ret = until_fault(fd3, imp3, &t);
 	check(ret == -ENODEV, "owner-reset-import-revoked",
 	      "accelerator 3's import of A's buffer is revoked by accelerator 0's reset: %s (%.1f s)",
-	      ret ? strerror(-ret) : "it still reads", now_s() - t);
+	      ret ? strerror(-ret) : "it still reads", t);
 	check(gen && peer_generation(3, 0) && peer_generation(3, 0) != gen,
 	      "owner-reset-new-generation",
 	      "accelerator 3 knows accelerator 0's new generation: %#llx -> %#llx",

@@ -75,7 +75,7 @@ MODULE_PARM_DESC(mbox_keepalive_ms,
  * on the node at most, each counted from its submission to its end
  * (-EDQUOT past it).
  * Keepalive: a peer silent for the keepalive time (module parameter
- * ``mbox_keepalive_ms``, default 2 s, 0 for never;
+ * ``mbox_keepalive_ms``, default 2 s, at least 100 ms, 0 for never;
  * amdgpu_ualink_mbox_set_keepalive() per node) on an established
  * connection is probed with a HELLO that carries
  * %AMDGPU_UALINK_MSG_F_PROBE. A peer whose side of the connection stands
@@ -1463,19 +1463,21 @@ static void keepalive_work(struct work_struct *work)
  * amdgpu_ualink_mbox_set_keepalive - configure how a quiet peer is probed
  * @mbox: the node
  * @keepalive_ms: how long a connected peer may stay silent before it is
- *	probed, 0 for never (default: the module parameter
+ *	probed, 0 for never, else at least
+ *	%AMDGPU_UALINK_MBOX_KEEPALIVE_MIN_MS (default: the module parameter
  *	``mbox_keepalive_ms``, 2000)
  *
  * A peer that answers no probe, and sends nothing else, for the request
  * timeout (amdgpu_ualink_mbox_set_timeout()) is declared lost.
  *
  * Context: process context; not from the mailbox's callbacks.
- * Returns: 0, or -EINVAL above one hour.
+ * Returns: 0, or -EINVAL below 100 ms (but for 0) or above one hour.
  */
 int amdgpu_ualink_mbox_set_keepalive(struct amdgpu_ualink_mbox *mbox,
 				     unsigned int keepalive_ms)
 {
-	if (keepalive_ms > 3600 * MSEC_PER_SEC)
+	if ((keepalive_ms && keepalive_ms < AMDGPU_UALINK_MBOX_KEEPALIVE_MIN_MS) ||
+	    keepalive_ms > 3600 * MSEC_PER_SEC)
 		return -EINVAL;
 	cancel_delayed_work_sync(&mbox->keepalive_work);
 	WRITE_ONCE(mbox->keepalive,

@@ -26,6 +26,8 @@ struct drm_printer;
 #define AMDGPU_UALINK_MBOX_RETRIES	3
 /* default time a connected peer may stay silent before it is probed */
 #define AMDGPU_UALINK_MBOX_KEEPALIVE_MS	2000
+/* the shortest keepalive time: the work then runs every 25 ms */
+#define AMDGPU_UALINK_MBOX_KEEPALIVE_MIN_MS	100
 
 /**
  * struct amdgpu_ualink_mbox_ops - the transport, provided by the backend

@@ -78,8 +78,8 @@
  *	time rounded to the timer's resolution); write to change it
  * ``node<id>/keepalive``
  *	write ``<ms>``: how long a connected peer may stay silent before the
- *	accelerator's mailbox probes it, 0 for never (above an hour fails
- *	with EINVAL)
+ *	accelerator's mailbox probes it, 0 for never (below 100 ms or above
+ *	an hour fails with EINVAL)
  * ``node<id>/fault``
  *	write ``<kind> [rate=<per million>] [count=<n>] [types=<mask>]
  *	[delay_ms=<ms>]`` (kind ``drop``, ``corrupt``, ``duplicate``,

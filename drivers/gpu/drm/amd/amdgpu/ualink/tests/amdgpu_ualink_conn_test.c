@@ -953,8 +953,8 @@ static bool acks_seen(void *arg)
 }
 
 /*
- * A and B connected, A with a timeout of 5 s and a keepalive of 2 s; the
- * mailbox clock not moved yet.
+ * A and B connected, A with a timeout of 5 s and a keepalive of 2 s (the
+ * bounds of which it checks first); the mailbox clock not moved yet.
  */
 static struct tpod *keepalive_pod(struct kunit *test)
 {
@@ -963,6 +963,12 @@ static struct tpod *keepalive_pod(struct kunit *test)
 	struct amdgpu_ualink_req req;
 
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_timeout(ma, 5000, 3), 0);
+	/* before any connection, which nothing could probe: the bounds */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_keepalive(ma, 99), -EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_keepalive(ma, 100), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_keepalive(ma, 3600 * MSEC_PER_SEC + 1),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_mbox_set_keepalive(ma, 0), 0);
 	KUNIT_ASSERT_EQ(test, call(pod, A, B, 1, &req), 0);
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_mbox_set_keepalive(ma, 2000), 0);
 	return pod;

@@ -430,6 +430,22 @@ static void export_destroy_revokes(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 4);
 }
 
+/* Has @id sent @n NPA_REVOKE messages (revocations and answers) by now? */
+struct revokes_at {
+	struct tpod *pod;
+	u16 id;
+	u64 n;
+};
+
+static bool revokes_sent(void *arg)
+{
+	struct revokes_at *r = arg;
+	struct amdgpu_ualink_mbox_stats st;
+
+	amdgpu_ualink_mbox_get_stats(tpod_node(r->pod, r->id)->mbox, -1, &st);
+	return st.sent[AMDGPU_UALINK_MSG_NPA_REVOKE] >= r->n;
+}
+
 /*
  * Without memory for an ending export's revocations (the test makes the
  * allocation fail), the importers are told one at a time: each answers
@@ -443,6 +459,7 @@ static void export_revocations_without_memory(struct kunit *test)
 	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M), *o2 = tpod_obj(pod, SZ_4M, SZ_2M);
 	struct tobj *bb = tpod_obj(pod, 0, 0), *cb = tpod_obj(pod, 0, 0);
 	struct amdgpu_ualink_import *ib, *ic, *ib2;
+	struct revokes_at rs = { .pod = pod, .id = A, .n = 4 };
 	static const u16 importers[] = { B, C };
 	enum amdgpu_ualink_conn_state state;
 	u64 h[2], h2[2], gen;
@@ -463,7 +480,11 @@ static void export_revocations_without_memory(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, cb->dead);
 	KUNIT_EXPECT_EQ(test, o->pins, 0);
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 1);
-	/* two revocations, and the answers to the two releases */
+	/*
+	 * two revocations, and the answers to the two releases: the last
+	 * answer may leave after the release let the wait end
+	 */
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(revokes_sent, &rs, 10000));
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->sent[AMDGPU_UALINK_MSG_NPA_REVOKE], 4);
 	/* each importer answered the revocation, then released */
 	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->received[AMDGPU_UALINK_MSG_NPA_RELEASE], 4);

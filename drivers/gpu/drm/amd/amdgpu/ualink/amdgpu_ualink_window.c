@@ -17,9 +17,14 @@
  * reserve, using &drm_mm. A range is aligned to the largest page-table leaf
  * it can hold (1 GiB for ranges of at least 1 GiB, 2 MiB for ranges of at
  * least 2 MiB, 4 KiB otherwise), so that memory which is contiguous and
- * aligned on the exporter can be mapped with large leaf entries. When no
- * hole fits at that alignment, a smaller one is tried: a range mapped with
- * smaller leaves beats no range at all.
+ * aligned on the exporter can be mapped with large leaf entries, and so
+ * that an importer can map it with such entries too: amdgpu's GPUVM picks
+ * 2 MiB and 1 GiB entries from the virtual address alone and refuses a
+ * range not aligned as its size says (-ERANGE). When no hole fits at that
+ * alignment the allocation fails (-ENOSPC, NPA_FAIL "no space" to the
+ * importer), and never falls back to a smaller alignment: such a range
+ * would be granted, and then refused by every amdgpu importer for as long
+ * as it lives.
  *
  * Locking: &amdgpu_ualink_window.lock serialises every allocation and free
  * and protects the accounting; the functions take it themselves.
@@ -86,17 +91,16 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_window_alignment);
  * @size: the size in bytes, a multiple of %AMDGPU_UALINK_NPA_PAGE_SIZE
  * @range: the range to fill in; must not be allocated already
  *
- * The range is aligned as amdgpu_ualink_window_alignment() says when a hole
- * allows it, else to the next smaller leaf size that fits.
+ * The range is aligned as amdgpu_ualink_window_alignment() says, always.
  *
  * Returns: 0, with the NPA in @range->node.start; -EINVAL when @size is zero
  * or not a multiple of the NPA page size; -ENOSPC when no free part of the
- * window is large enough (the window is exhausted or too fragmented).
+ * window is large enough at that alignment (the window is exhausted or too
+ * fragmented).
  */
 int amdgpu_ualink_window_alloc(struct amdgpu_ualink_window *win, u64 size,
 			       struct amdgpu_ualink_npa_range *range)
 {
-	u64 align, next;
 	int ret;
 
 	if (!size || !IS_ALIGNED(size, AMDGPU_UALINK_NPA_PAGE_SIZE))
@@ -104,13 +108,9 @@ int amdgpu_ualink_window_alloc(struct amdgpu_ualink_window *win, u64 size,
 
 	memset(&range->node, 0, sizeof(range->node));
 	mutex_lock(&win->lock);
-	for (align = amdgpu_ualink_window_alignment(size); ; align = next) {
-		ret = drm_mm_insert_node_generic(&win->mm, &range->node, size,
-						 align, 0, DRM_MM_INSERT_BEST);
-		next = align == SZ_1G ? SZ_2M : AMDGPU_UALINK_NPA_PAGE_SIZE;
-		if (ret != -ENOSPC || align == next)
-			break;
-	}
+	ret = drm_mm_insert_node_generic(&win->mm, &range->node, size,
+					 amdgpu_ualink_window_alignment(size), 0,
+					 DRM_MM_INSERT_BEST);
 	if (!ret) {
 		win->allocated += size;
 		win->ranges++;

@@ -389,6 +389,46 @@ static void export_no_space(struct kunit *test)
 }
 
 /*
+ * A granted range is always aligned as its size says: amdgpu's GPUVM
+ * refuses (-ERANGE) one that is not, for as long as it lives. A's only
+ * hole large enough for a 1 GiB + 2 MiB range has room for it at 2 MiB
+ * alignment only: B's import is refused for want of space (-ENOSPC), not
+ * granted a misaligned range. Once a 1 GiB-aligned hole is large enough,
+ * the same import is granted there.
+ */
+static void export_range_aligned_or_refused(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_1G, SZ_1G + SZ_2M);
+	struct amdgpu_ualink_window *win = &tpod_dev(pod, A)->window;
+	u64 base = amdgpu_ualink_npa_build(A, 0);
+	struct amdgpu_ualink_npa_range r0, r1, rest;
+	struct amdgpu_ualink_import *ib;
+	u64 h[2];
+
+	/* [1 GiB, 2 GiB), [2 GiB, 3 GiB), then all up to the window's end */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_alloc(win, SZ_1G, &r0), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_alloc(win, SZ_1G, &r1), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_alloc(win, AMDGPU_UALINK_NPA_WINDOW_SIZE -
+							 3ULL * SZ_1G, &rest), 0);
+	KUNIT_ASSERT_EQ(test, r1.node.start, base + SZ_2G);
+	/* free: from the ring reserve to 2 GiB, 1 GiB-aligned only at 1 GiB */
+	amdgpu_ualink_window_free(win, &r0);
+	tpod_export(pod, A, o, h);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -ENOSPC);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+
+	amdgpu_ualink_window_free(win, &r1);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	KUNIT_EXPECT_EQ(test, ib->npa, base + SZ_1G);
+	KUNIT_EXPECT_EQ(test, ib->size, SZ_1G + SZ_2M);
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+	amdgpu_ualink_window_free(win, &rest);
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
+}
+
+/*
  * Destroying an export revokes every import: the importers' buffers die,
  * they answer, and the exporter unmaps and unpins.
  */
@@ -1740,6 +1780,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_grant_and_release),
 	KUNIT_CASE(export_refusals),
 	KUNIT_CASE(export_no_space),
+	KUNIT_CASE(export_range_aligned_or_refused),
 	KUNIT_CASE(export_destroy_revokes),
 	KUNIT_CASE(export_revocations_without_memory),
 	KUNIT_CASE(export_revoke_waits_for_gpu_work),

@@ -82,20 +82,27 @@ static void window_alloc_rejects_bad_size(struct kunit *test)
 	amdgpu_ualink_window_fini(&win);
 }
 
-/* The whole usable part can be had at once, and then nothing more. */
+/*
+ * The whole usable part can be had in two ranges, each aligned as its size
+ * says, and then nothing more; the usable part in one range cannot: no
+ * 1 GiB-aligned hole is that large, and the alignment never falls back.
+ */
 static void window_exhaustion(struct kunit *test)
 {
-	struct amdgpu_ualink_npa_range all, more;
+	struct amdgpu_ualink_npa_range all, head, more;
 	struct amdgpu_ualink_window win;
 
 	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_init(&win, 1023), 0);
-	/* no 1 GiB-aligned hole is that large: it falls back to 2 MiB */
-	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_alloc(&win, WINDOW - RESERVE, &all), 0);
-	KUNIT_EXPECT_EQ(test, all.node.start, (1023ULL << 41) + RESERVE);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, WINDOW - RESERVE, &all), -ENOSPC);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_alloc(&win, WINDOW - SZ_1G, &all), 0);
+	KUNIT_EXPECT_EQ(test, all.node.start, (1023ULL << 41) + SZ_1G);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_1G - RESERVE, &head), 0);
+	KUNIT_EXPECT_EQ(test, head.node.start, (1023ULL << 41) + RESERVE);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_4K, &more), -ENOSPC);
 	amdgpu_ualink_window_free(&win, &all);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_4K, &more), 0);
 	amdgpu_ualink_window_free(&win, &more);
+	amdgpu_ualink_window_free(&win, &head);
 	amdgpu_ualink_window_fini(&win);
 }
 
@@ -128,12 +135,16 @@ static void window_fragmentation(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, bytes, (u64)(GIB_RANGES / 2) * SZ_1G);
 	KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_2G, &big), -ENOSPC);
 	/*
-	 * 1 GiB + 2 MiB fits only in the hole at the head of the window, and
-	 * only when the alignment falls back from 1 GiB to 2 MiB.
+	 * 1 GiB + 2 MiB would fit in the hole at the head of the window only
+	 * 2 MiB-aligned, which no amdgpu importer could map: refused, until a
+	 * 1 GiB-aligned hole is large enough.
 	 */
-	KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_1G + SZ_2M, &big), 0);
-	KUNIT_EXPECT_EQ(test, big.node.start, (2ULL << 41) + RESERVE);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_1G + SZ_2M, &big), -ENOSPC);
+	amdgpu_ualink_window_free(&win, &r[1]);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_1G + SZ_2M, &big), 0);
+	KUNIT_EXPECT_EQ(test, big.node.start, (2ULL << 41) + SZ_1G);
 	amdgpu_ualink_window_free(&win, &big);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_1G, &r[1]), 0);
 	for (i = 0; i < GIB_RANGES; i += 2)
 		KUNIT_EXPECT_EQ(test, amdgpu_ualink_window_alloc(&win, SZ_1G, &r[i]), 0);
 

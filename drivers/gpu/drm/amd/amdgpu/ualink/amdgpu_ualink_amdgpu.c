@@ -172,6 +172,12 @@ struct amdgpu_ualink {
 	/** @leave_work: leaves the pod after a GPU reset, see @reset_leave */
 	struct work_struct leave_work;
 	/**
+	 * @repin_work: pins the exports again and takes part in the pod
+	 * (amdgpu_ualink_resume() runs it and waits for it), also after a
+	 * GPU reset that ends a system resume that failed, see @resume_begun
+	 */
+	struct work_struct repin_work;
+	/**
 	 * @puts: imported buffers whose last reference a revocation held,
 	 * for @put_work (lockless list)
 	 */
@@ -180,9 +186,9 @@ struct amdgpu_ualink {
 	struct work_struct put_work;
 	/**
 	 * @state_lock: protects @hw_up, @in_reset, @leaving, @reset_leave,
-	 * @repin_pending and the changes of @state. Taken by the GPU reset path
-	 * (amdgpu_ualink_pre_reset()): never held while leaving the pod,
-	 * which takes buffers' reservations.
+	 * @repin_pending, @resume_begun and the changes of @state. Taken by
+	 * the GPU reset path (amdgpu_ualink_pre_reset()): never held while
+	 * leaving the pod or pinning, which take buffers' reservations.
 	 */
 	struct mutex state_lock;
 	/** @hw_up: between hw_init (or resume) and hw_fini (or suspend) */
@@ -200,6 +206,16 @@ struct amdgpu_ualink {
 	 * refused for a pin that is only late
 	 */
 	bool repin_pending;
+	/**
+	 * @resume_begun: with @repin_pending, a system resume brought the IP
+	 * back up (hw_init outside a reset). A GPU reset that ends before
+	 * amdgpu_ualink_resume() ran is taken for a resume that failed on its
+	 * way: the reset's end pins the exports itself, else nothing would
+	 * until the next system resume. A reset while suspending, or after a
+	 * resume that failed before the IP's resume, leaves them unpinned
+	 * (the device out of the pod) until the next resume.
+	 */
+	bool resume_begun;
 	/**
 	 * @state: an AMDGPU_UALINK_STATE_* value; written under
 	 * @state_lock, read without it
@@ -1245,6 +1261,37 @@ static void amdgpu_ualink_leave_work(struct work_struct *work)
 	amdgpu_ualink_leave(ualink);
 }
 
+/*
+ * Pin the exports again, then take part in the pod: from
+ * amdgpu_ualink_resume(), or from the end of a GPU reset that ended a
+ * failed system resume (@resume_begun). One work item, so that the two
+ * never pin at the same time, nor the first to finish resume the mailbox
+ * while the other still pins.
+ */
+static void amdgpu_ualink_repin_work(struct work_struct *work)
+{
+	struct amdgpu_ualink *ualink =
+		container_of(work, struct amdgpu_ualink, repin_work);
+	struct amdgpu_device *adev = ualink->adev;
+	unsigned int failed;
+
+	failed = amdgpu_ualink_export_repin_all(&ualink->udev);
+	if (failed)
+		drm_warn(adev_to_drm(adev),
+			 "UALink: %u exports could not be pinned again; their importers are refused\n",
+			 failed);
+	guard(mutex)(&ualink->state_lock);
+	if (!ualink->repin_pending)
+		return;
+	ualink->repin_pending = false;
+	ualink->resume_begun = false;
+	if (!ualink->hw_up || ualink->in_reset)
+		return;	/* hw_init or the reset's end resumes it */
+	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
+	if (ualink->state == AMDGPU_UALINK_STATE_OFFLINE)
+		amdgpu_ualink_set_state(ualink, AMDGPU_UALINK_STATE_ACTIVE);
+}
+
 static int amdgpu_ualink_sw_init(struct amdgpu_ip_block *ip_block)
 {
 	struct amdgpu_device *adev = ip_block->adev;
@@ -1310,6 +1357,7 @@ static int amdgpu_ualink_sw_fini(struct amdgpu_ip_block *ip_block)
 	}
 	amdgpu_ualink_sysfs_destroy(sysfs);
 	flush_work(&ualink->leave_work);
+	flush_work(&ualink->repin_work);
 	cancel_work_sync(&ualink->shootdown_work);
 	cancel_work_sync(&ualink->event_work);
 	/* a pin's last reference dropped on the mailbox's worker, releases */
@@ -1364,8 +1412,11 @@ static int amdgpu_ualink_hw_init(struct amdgpu_ip_block *ip_block)
 	if (amdgpu_ualink_events_pending(ualink))
 		schedule_work(&ualink->event_work);
 	/* a system resume takes part once its exports are pinned again */
-	if (ualink->repin_pending)
+	if (ualink->repin_pending) {
+		if (!ualink->in_reset)
+			ualink->resume_begun = true;
 		return 0;
+	}
 	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
 	if (ualink->state != AMDGPU_UALINK_STATE_RESETTING)
 		amdgpu_ualink_set_state(ualink, AMDGPU_UALINK_STATE_ACTIVE);
@@ -1471,6 +1522,7 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 	INIT_WORK(&ualink->event_work, amdgpu_ualink_event_work);
 	spin_lock_init(&ualink->event_lock);
 	INIT_WORK(&ualink->leave_work, amdgpu_ualink_leave_work);
+	INIT_WORK(&ualink->repin_work, amdgpu_ualink_repin_work);
 	INIT_WORK(&ualink->put_work, amdgpu_ualink_put_work);
 	init_llist_head(&ualink->puts);
 	ret = amdgpu_device_ip_block_add(adev, &amdgpu_ualink_ip_block);
@@ -1492,13 +1544,16 @@ int amdgpu_ualink_ip_block_add(struct amdgpu_device *adev,
 void amdgpu_ualink_suspend(struct amdgpu_device *adev)
 {
 	struct amdgpu_ualink *ualink = adev->ualink;
-
 	bool leave;
 
 	if (!ualink || !ualink->sw_up)
 		return;
-	/* a GPU reset's leaving goes first */
+	/* no reset from here on pins for a resume that failed before */
+	scoped_guard(mutex, &ualink->state_lock)
+		ualink->resume_begun = false;
+	/* a GPU reset's leaving, and its pinning, go first */
 	flush_work(&ualink->leave_work);
+	flush_work(&ualink->repin_work);
 	scoped_guard(mutex, &ualink->state_lock)
 		leave = amdgpu_ualink_refuse(ualink, AMDGPU_UALINK_STATE_OFFLINE);
 	if (leave)
@@ -1517,29 +1572,17 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
  * IP block's resume left it out, mailbox quiesced): peers' requests wait
  * in its rings meanwhile instead of being refused. An export whose buffer
  * cannot be pinned again refuses its importers (-EREMOTEIO for them)
- * until it ends.
+ * until it ends. When the resume fails after the IP block's resume, the
+ * end of the GPU reset that follows does the same.
  */
 void amdgpu_ualink_resume(struct amdgpu_device *adev)
 {
 	struct amdgpu_ualink *ualink = adev->ualink;
-	unsigned int failed;
 
 	if (!ualink || !ualink->sw_up)
 		return;
-	failed = amdgpu_ualink_export_repin_all(&ualink->udev);
-	if (failed)
-		drm_warn(adev_to_drm(adev),
-			 "UALink: %u exports could not be pinned again; their importers are refused\n",
-			 failed);
-	guard(mutex)(&ualink->state_lock);
-	if (!ualink->repin_pending)
-		return;
-	ualink->repin_pending = false;
-	if (!ualink->hw_up || ualink->in_reset)
-		return;	/* hw_init or the reset's end resumes it */
-	amdgpu_ualink_mbox_resume(ualink->udev.mbox);
-	if (ualink->state == AMDGPU_UALINK_STATE_OFFLINE)
-		amdgpu_ualink_set_state(ualink, AMDGPU_UALINK_STATE_ACTIVE);
+	schedule_work(&ualink->repin_work);
+	flush_work(&ualink->repin_work);
 }
 
 /**
@@ -1586,6 +1629,9 @@ void amdgpu_ualink_post_reset(struct amdgpu_device *adev)
 		ualink->reset_leave = false;
 		schedule_work(&ualink->leave_work);
 	}
+	/* a system resume that failed before amdgpu_ualink_resume() */
+	if (ualink->repin_pending && ualink->resume_begun && ualink->hw_up)
+		schedule_work(&ualink->repin_work);
 	amdgpu_ualink_settle(ualink);
 }
 

@@ -1098,6 +1098,7 @@ static void ualink_vehicle_suspend_reset_locks(struct kunit *test)
 	amdgpu_ualink_post_reset(&b->adev);
 	dma_fence_end_signalling(cookie);
 	flush_work(&b->adev.ualink->leave_work);
+	flush_work(&b->adev.ualink->repin_work);
 	/* suspended, B takes part again only once its resume pinned exports */
 	KUNIT_EXPECT_EQ(test, b->adev.ualink->state, AMDGPU_UALINK_STATE_OFFLINE);
 	amdgpu_ualink_resume(&b->adev);
@@ -1588,6 +1589,54 @@ static void ualink_vehicle_resume_waits_for_pins(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, c->ret, 0);
 }
 
+/*
+ * A system resume fails after A's IP block resumed, before
+ * amdgpu_ualink_resume(): A stays out of the pod, its export unpinned. The
+ * GPU reset that follows (the recovery of a device whose resume failed)
+ * pins it again and brings A back: B imports the same handle. A reset
+ * while A is still suspending (ualink_vehicle_suspend_reset_locks, no IP
+ * resume before it) leaves A out until its resume.
+ */
+static void ualink_vehicle_failed_resume_reset_repins(struct kunit *test)
+{
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *exp, *imp;
+	u32 ga, gb, again;
+
+	exp = vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
+	imp = vehicle_bo(test, fb, gb);
+	amdgpu_ualink_suspend(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
+	/* the resume fails here */
+	vehicle_wait_dead(test, imp);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->state, AMDGPU_UALINK_STATE_OFFLINE);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+
+	/* as amdgpu_device_gpu_recover() does: the IP blocks go down and up */
+	amdgpu_ualink_pre_reset(&a->adev);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->suspend(&a->adev.ip_blocks[0]), 0);
+	KUNIT_EXPECT_EQ(test, fake_ip(a)->resume(&a->adev.ip_blocks[0]), 0);
+	amdgpu_ualink_post_reset(&a->adev);
+	flush_work(&a->adev.ualink->leave_work);
+	flush_work(&a->adev.ualink->repin_work);
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	KUNIT_ASSERT_EQ(test, vehicle_import(test, fb, h, &again), 0);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, again), 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	/* the resume that comes late finds nothing left to do */
+	amdgpu_ualink_resume(&a->adev);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, a->adev.ualink->state, AMDGPU_UALINK_STATE_ACTIVE);
+}
+
 static bool vehicle_is_offline(enum amdgpu_ualink_conn_state st)
 {
 	return st == AMDGPU_UALINK_CONN_OFFLINE;
@@ -1838,6 +1887,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_unpins),
 	KUNIT_CASE_SLOW(ualink_vehicle_resume_waits_for_pins),
+	KUNIT_CASE_SLOW(ualink_vehicle_failed_resume_reset_repins),
 	KUNIT_CASE_SLOW(ualink_vehicle_pod_events),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_last_reference),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_fd_only),

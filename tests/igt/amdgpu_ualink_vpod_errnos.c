@@ -484,24 +484,23 @@ static void test_eintr_restart_storm(void)
 }
 
 /*
- * ENOLINK: the exporter goes offline while an import waits for its answer
- * (held back, and known to be held when the control is written). The
- * import fails with ENOLINK at once, not at the timeout; the same import
- * succeeds before (the anchor) and once the exporter is back.
- *
- * Not an exporter reset: the header promises ENOLINK for that too, but
- * the reset's revocation overtakes the held grant and the import fails
- * with ENOENT (amdgpu_ualink_import_revoke() cannot tell a reset from an
- * export that went). A known defect, see ualink.rst's coverage table.
+ * ENOLINK: the exporter goes offline (@control "offline"), or resets
+ * ("reset"), while an import waits for its answer (held back, and known
+ * to be held when the control is written). The import fails with ENOLINK
+ * at once, not at the timeout; the same import succeeds before (the
+ * anchor) and once the exporter is back. A reset ends the connection with
+ * its new generation; the export stays, so ENOENT, which says the export
+ * went, would be wrong.
  */
-static void test_enolink_mid_call(void)
+static void test_enolink_mid_call(const char *control)
 {
 	int fd0 = vpod_open(0), fd1 = vpod_open(1), dmabuf;
 	struct drm_amdgpu_ualink_handle h;
 	struct vpod_trigger t = {
 		.id = 1, .kind = "delay", .n = 1, .timeout_ms = VPOD_FAULT_ASYNC_MS,
-		.action = control_node1, .arg = "offline",
+		.action = control_node1, .arg = (void *)control,
 	};
+	bool offline = !strcmp(control, "offline");
 	uint64_t start, took;
 
 	connected(fd0, fd1, &h, 52);
@@ -513,10 +512,11 @@ static void test_enolink_mid_call(void)
 	igt_assert_eq(raw_import(fd0, h, &dmabuf), -ENOLINK);
 	took = vpod_now_ms() - start;
 	igt_assert(vpod_trigger_join(&t));
-	igt_info("offline mid-call: ENOLINK after %llu ms\n",
+	igt_info("%s mid-call: ENOLINK after %llu ms\n", control,
 		 (unsigned long long)took);
 	clear_faults();
-	set_control(1, "online");
+	if (offline)
+		set_control(1, "online");
 	wait_state(1, "active", VPOD_FAULT_ASYNC_MS);
 	wait_count(0, C_IMPORTS, 0, VPOD_FAULT_ASYNC_MS);
 	import_works(fd0, h, 52);
@@ -1040,7 +1040,13 @@ igt_main
 	igt_describe("the exporter offline during an import: ENOLINK at once");
 	vpod_subtest("errno-enolink-mid-call") {
 		igt_set_timeout(SUBTEST_TIMEOUT, "errno-enolink-mid-call");
-		test_enolink_mid_call();
+		test_enolink_mid_call("offline");
+	}
+
+	igt_describe("the exporter resets during an import: ENOLINK at once, not ENOENT");
+	vpod_subtest("errno-enolink-reset-mid-call") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-enolink-reset-mid-call");
+		test_enolink_mid_call("reset");
 	}
 
 	igt_describe("the exporter's NPA window used up: ENOSPC, alone in a batch");

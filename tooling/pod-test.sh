@@ -1,13 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR MIT
 #
-# `make pod-test`: a pod of emulated accelerators across two kernels. Two
-# debug guests (TCG) boot at once, each with the same host file as an
-# ivshmem-plain device's memory: the fabric (rings, page tables and device
-# memory; see amdgpu_ualink_vpod_shm.c). Guest A hosts accelerators 0-1,
-# guest B 2-3. Each runs its part of tests/pod/ualink_pod.c; they pass
-# handles through a host directory both mount. Fails unless both parts
-# pass and both kernel logs are clean.
+# `make pod-test`: pods of emulated accelerators across kernels. Debug
+# guests (TCG) boot, each with the same host file as an ivshmem-plain
+# device's memory: the fabric (rings, page tables and device memory; see
+# amdgpu_ualink_vpod_shm.c). In the first pod guest A hosts accelerators
+# 0-1, guest B 2-3 (B is stopped, killed and booted again); in the second
+# four guests W, X, Y, Z host one each (W and X are killed together, then
+# tooling/region-fuzz.py writes garbage into the region). Each
+# runs its part of tests/pod/ualink_pod.c; they pass handles through a
+# host directory all mount. Fails unless every part passes and every
+# kernel log is clean.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -33,19 +36,21 @@ ccache gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
 
 rm -rf "$run"
 mkdir -p "$run/xchg"
-region=/dev/shm/ualink-pod-$$
+region=/dev/shm/ualink-pod-$$ qregion=/dev/shm/ualink-quad-$$
 # an interrupted run leaves no guest behind
-trap 'kill -KILL $(cat "$run"/*.pid 2>/dev/null) 2>/dev/null; rm -f "$region"' EXIT
+trap 'kill -KILL $(cat "$run"/*.pid 2>/dev/null) 2>/dev/null; rm -f "$region" "$qregion"' EXIT
 truncate -s 32M "$region"	# zeroed: an empty fabric
 
-guest() {	# guest ROLE FIRST_ID
-	VM_QEMU_ARGS="-object memory-backend-file,id=fabric,share=on,mem-path=$region,size=32M
+# guest ROLE FIRST_ID [NODES REGION]: NODES (2) of a pod of 4, one CPU
+# each (the second pod's four guests share this machine's two cores)
+guest() {
+	VM_QEMU_ARGS="-object memory-backend-file,id=fabric,share=on,mem-path=${4:-$region},size=32M
 		-device ivshmem-plain,memdev=fabric
 		-virtfs local,path=$run/xchg,mount_tag=pod,security_model=none,multidevs=remap
 		-pidfile $run/$1.pid" \
-	VM_TIMEOUT=${POD_TIMEOUT:-600} \
+	VM_TIMEOUT=${POD_TIMEOUT:-600} VM_SMP=${3:-2} \
 		"$REPO/tooling/vm-run.sh" "$OUT/vm/arch/x86/boot/bzImage" "$run/$1" \
-		"sh $REPO/tooling/guest-pod.sh $OUT/vm $OUT/pod/ualink_pod $1 $2" \
+		"sh $REPO/tooling/guest-pod.sh $OUT/vm $OUT/pod/ualink_pod $1 $2 ${3:-2} 4" \
 		> "$run/$1.log" 2>&1
 }
 
@@ -88,9 +93,50 @@ else
 	rb2=1
 fi
 wait $pa; ra=$?
-end=$(date +%s)
 rm -f "$run"/*.pid	# every guest is gone: the trap has nothing to kill
-for g in a b b2; do
+
+# The second pod: four kernels, one accelerator each (one CPU each: four
+# guests share this machine). W starts first and writes the region's
+# header; X, Y and Z join once W exported. When all four read each
+# other's buffers, the host kills W and X at once: Y and Z, in different
+# kernels, go on.
+truncate -s 32M "$qregion"
+guest w 0 1 "$qregion" & pw=$!
+if wait_file w.handle $pw 3000; then
+	guest x 1 1 "$qregion" & px=$!
+	guest y 2 1 "$qregion" & py=$!
+	guest z 3 1 "$qregion" & pz=$!
+	if wait_file w.ready $pw 3000 && wait_file x.ready $px 3000 &&
+	   wait_file y.ready $py 3000 && wait_file z.ready $pz 3000 &&
+	   kill -KILL "$(cat "$run/w.pid")" "$(cat "$run/x.pid")"; then
+		echo "SIGKILL to guests W's and X's QEMUs together at $(($(date +%s) - start)) s" \
+			> "$run/xchg/quad.killed"
+	else	# one never got ready: no point waiting for the others
+		kill -KILL $(cat "$run"/[wxyz].pid 2>/dev/null) 2>/dev/null
+	fi
+	wait $pw $px
+	rm -f "$run/w.pid" "$run/x.pid"
+	# the region fuzzer, while Y and Z import from each other
+	if wait_file y.fuzz-me $py 3000 && wait_file z.fuzz-me $pz 3000; then
+		echo "the host writes garbage into the region" > "$run/xchg/quad.fuzzing"
+		python3 "$REPO/tooling/region-fuzz.py" "$qregion" 4 4 20 \
+			"${POD_FUZZ_SEED:-0x5eed}" --dead 0,1 > "$run/fuzz.log" 2>&1 &&
+			: > "$run/fuzzed"
+		cat "$run/fuzz.log"
+		echo "the region fuzzer made $(grep -o '[0-9]* writes' "$run/fuzz.log") (seed ${POD_FUZZ_SEED:-0x5eed})" \
+			> "$run/xchg/quad.fuzzed"
+	fi
+	wait $py; ry=$?
+	wait $pz; rz=$?
+else
+	kill -KILL "$(cat "$run/w.pid" 2>/dev/null)" 2>/dev/null
+	wait $pw; rw=$?
+	echo "pod-test: guest W never exported (exit $rw)"
+	ry=1 rz=1
+fi
+end=$(date +%s)
+rm -f "$run"/*.pid
+for g in a b b2 w x y z; do
 	[ -f "$run/$g.log" ] || continue
 	echo "=== guest $g"
 	# of B's loop, only the last line: where it was when it died
@@ -120,7 +166,7 @@ printed() {	# printed GUEST
 }
 rep=$run/reported
 : > "$rep"
-for g in a b b2; do
+for g in a b b2 w x y z; do
 	printed $g | awk -v g=$g '$1 == "pod:" && ($2 == "ok:" || $2 == "FAIL:") {
 		id = $3; sub(/:$/, "", id)
 		print ($2 == "ok:" ? "pass" : "fail"), g "." id }' >> "$rep"
@@ -139,7 +185,16 @@ done
 	{ echo "pod-test: FAIL: guest A exited with $ra" >&2; echo "fail a.exit-0" >> "$rep"; }
 [ "$rb2" = 0 ] && echo "pass b2.exit-0" >> "$rep" ||
 	{ echo "pod-test: FAIL: guest B's second life exited with $rb2" >&2; echo "fail b2.exit-0" >> "$rep"; }
-echo "pod-test: guest A exit $ra, guest B killed (exit $rb), guest B again exit $rb2; $((end - start)) s in all"
+[ -e "$run/fuzzed" ] && echo "pass quad.region-fuzzed" >> "$rep" ||
+	{ echo "pod-test: FAIL: the region fuzzer did not run to its end" >&2; echo "fail quad.region-fuzzed" >> "$rep"; }
+[ -e "$run/xchg/quad.killed" ] && echo "pass quad.two-killed-together" >> "$rep" ||
+	{ echo "pod-test: FAIL: guests W and X were not killed" >&2; echo "fail quad.two-killed-together" >> "$rep"; }
+for g in y z; do
+	eval "rc=\$r$g"
+	[ "$rc" = 0 ] && echo "pass $g.exit-0" >> "$rep" ||
+		{ echo "pod-test: FAIL: guest ${g^^} exited with $rc" >&2; echo "fail $g.exit-0" >> "$rep"; }
+done
+echo "pod-test: guest A exit $ra, guest B killed (exit $rb), guest B again exit $rb2; W and X killed, Y exit $ry, Z exit $rz; $((end - start)) s in all"
 rm -f "$RES/pod-test.tests"
 "$REPO/tooling/results.py" expect "$REPO/tests/expected/pod-test.list" pod: "$rep" \
 	> "$RES/pod-test.tests"

@@ -2,13 +2,13 @@
 /*
  * One guest's part of `make pod-test` (tooling/pod-test.sh): a pod of
  * emulated accelerators spread over two kernels (QEMU guests) that share
- * only an ivshmem region, the fabric. Guest A hosts accelerators 0 and 1,
- * guest B 2 and 3. The programs meet through files in a directory the
- * guests and the host mount (only UALink handles and marks go through it,
- * as a job launcher would pass them): every byte of a buffer goes through
- * the fabric.
+ * only an ivshmem region, the fabric, then one over four. Guest A hosts
+ * accelerators 0 and 1, guest B 2 and 3. The programs meet through files
+ * in a directory the guests and the host mount (only UALink handles and
+ * marks go through it, as a job launcher would pass them): every byte of
+ * a buffer goes through the fabric.
  *
- *   ualink_pod a|b|b2 DIR
+ *   ualink_pod a|b|b2|w|x|y|z DIR
  *
  * 1. A exports a buffer of accelerator 0 filled with a pattern. B imports
  *    it on accelerator 2, reads the pattern through the fabric (the
@@ -51,6 +51,13 @@
  *    once, and 3's import faults.
  * 5. Everyone releases everything; each guest checks that its
  *    accelerators' counts (exports, grants, pins, imports) are back to 0.
+ * 6. A second pod, on a region of its own, of four kernels with one
+ *    accelerator each: w (0), x (1), y (2), z (3). W boots first and
+ *    writes the region's header. Each exports a buffer, imports and reads
+ *    the three others'; the host kills w and x at once. Y and z, in
+ *    different kernels, find both lost, drop their grants to them, see
+ *    their imports of them fault, keep reading each other's buffer and
+ *    import each other's new ones; then release everything (guest_quad()).
  *
  * Every step prints what it saw, counts before, during and after; the exit
  * status is 0 only when every check held.
@@ -1130,11 +1137,218 @@ static void guest_b2(void)
 	check_zero(3);
 }
 
+/* Does this kernel's log say @text (the vpod's line on the region)? */
+static int dmesg_says(const char *text)
+{
+	char line[512];
+	FILE *p = popen("dmesg", "r");
+	int found = 0;
+
+	if (!p)
+		die("dmesg", errno);
+	while (fgets(line, sizeof(line), p))
+		found |= !!strstr(line, text);
+	pclose(p);
+	return found;
+}
+
+static const char quad_roles[] = "wxyz";
+
+/* Ring indices of ours another kernel overwrote, which the poller wrote back. */
+static long rings_healed(void)
+{
+	FILE *f = fopen(DEBUGFS "/rings_healed", "r");
+	long n = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &n) != 1)
+			n = -1;
+		fclose(f);
+	}
+	return n;
+}
+
+/*
+ * The second pod: four kernels, one accelerator each, w (0, which wrote
+ * the region's header: the host starts it first), x (1), y (2), z (3).
+ * Each exports a buffer and imports and reads everyone else's. Then the
+ * host kills w and x at once: y and z, in different kernels, find both
+ * lost (keepalive), drop their grants to them, their imports of them
+ * fault, and they keep importing from each other.
+ */
+static void guest_quad(const char *role)
+{
+	static unsigned int buf[BUF_SIZE / 4];
+	unsigned int me = strchr(quad_roles, role[0]) - quad_roles, other = 5 - me, j;
+	char text[UALINK_HANDLE_STRLEN], line[128], name[32], tag[48];
+	unsigned int gem, gem2, imp[4], imp2, worked = 0, failed = 0, word;
+	int fd = open_accel(me), dmabuf[4], dmabuf2, ret;
+	unsigned long long npa_dead = 0;
+	char other_h2[128];
+	double t;
+
+	/* a peer lost within 2 + 0.5 + 5 s; none declared lost for a slow host */
+	node_write(me, "timeout", "5000 2\n");
+	if (me == 0)
+		check(dmesg_says("wrote the region's header"), "wrote-header",
+		      "this kernel wrote the region's header");
+	else
+		check(dmesg_says("the header was there"), "found-header",
+		      "this kernel found the region's header written");
+	gem = filled_buffer(fd, 0x40 + me);
+	check(export(fd, gem, text) == me, "export", "accelerator %u exported %s", me, text);
+	snprintf(name, sizeof(name), "%c.handle", role[0]);
+	put(name, text);
+	for (j = 0; j < 4; j++) {
+		if (j == me)
+			continue;
+		snprintf(name, sizeof(name), "%c.handle", quad_roles[j]);
+		get(name, line, sizeof(line));
+		snprintf(tag, sizeof(tag), "import-%c", quad_roles[j]);
+		imp[j] = import(fd, line, &dmabuf[j], tag);
+		if (j == 0)	/* read again once its owner is dead */
+			npa_dead = state_npa(me, "import", line);
+		memset(buf, 0, sizeof(buf));
+		ret = gpu_access(fd, imp[j], 0, buf, BUF_SIZE, 0);
+		snprintf(tag, sizeof(tag), "reads-%c", quad_roles[j]);
+		check(!ret && !mismatch(buf, BUF_SIZE, 0x40 + j), tag,
+		      "accelerator %u reads accelerator %u's buffer in another kernel: %s",
+		      me, j, verdict(ret, buf, BUF_SIZE, 0x40 + j));
+	}
+	check(wait_count(me, "grants", 3) == 3, "grants-to-all",
+	      "accelerator %u grants its buffer to the three other kernels' accelerators (%ld)",
+	      me, count(me, "grants"));
+	snprintf(name, sizeof(name), "%c.ready", role[0]);
+	put(name, "1");
+	if (me < 2) {
+		/* killed by the host; the wait ends (and fails) only if not */
+		get("quad.never", line, sizeof(line));
+		return;
+	}
+
+	get("quad.killed", line, sizeof(line));
+	printf("pod: %s\n", line);
+	t = now_s();
+	while ((peer_established(me, 0) || peer_established(me, 1)) && now_s() < t + 40)
+		usleep(100 * 1000);
+	check(!peer_established(me, 0) && !peer_established(me, 1),
+	      "finds-both-dead-lost",
+	      "accelerator %u found accelerators 0 and 1 lost %.1f s after the host said they were killed",
+	      me, now_s() - t);
+	check(wait_count(me, "grants", 1) == 1, "dead-grants-dropped",
+	      "accelerator %u's grants to the dead kernels are dropped: %ld left, the other survivor's",
+	      me, count(me, "grants"));
+	for (j = 0; j < 2; j++) {
+		ret = until_fault(fd, imp[j], &t);
+		snprintf(tag, sizeof(tag), "import-of-%c-faults", quad_roles[j]);
+		check(ret == -ENODEV, tag,
+		      "accelerator %u's import of dead accelerator %u's buffer is revoked: the GPU access faults (%s, %.1f s)",
+		      me, j, ret ? strerror(-ret) : "it still reads", t);
+		drmCloseBufferHandle(fd, imp[j]);
+		close(dmabuf[j]);
+	}
+	/* the other survivor, in another kernel: what stood stands */
+	ret = gpu_access(fd, imp[other], 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x40 + other), "survivor-import-stands",
+	      "accelerator %u still reads accelerator %u's buffer: %s",
+	      me, other, verdict(ret, buf, BUF_SIZE, 0x40 + other));
+	/* and new imports work both ways, with the header's writer dead */
+	gem2 = filled_buffer(fd, 0x50 + me);
+	check(export(fd, gem2, text) == me, "export-after-kill",
+	      "accelerator %u exported %s", me, text);
+	snprintf(name, sizeof(name), "%c.handle2", role[0]);
+	put(name, text);
+	snprintf(name, sizeof(name), "%c.handle2", quad_roles[other]);
+	get(name, other_h2, sizeof(other_h2));
+	imp2 = import(fd, other_h2, &dmabuf2, "survivors-import-again");
+	ret = gpu_access(fd, imp2, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x50 + other), "survivors-read-again",
+	      "accelerator %u reads accelerator %u's new buffer: %s",
+	      me, other, verdict(ret, buf, BUF_SIZE, 0x50 + other));
+	drmCloseBufferHandle(fd, imp2);
+	close(dmabuf2);
+	drmCloseBufferHandle(fd, imp[other]);
+	close(dmabuf[other]);
+	wait_count(me, "imports", 0);
+
+	/*
+	 * The host writes garbage into the region (tooling/region-fuzz.py):
+	 * every ring, the header's counters, and all of the dead
+	 * accelerators' tables. Meanwhile we import, read and release the
+	 * other survivor's buffer in a loop and read the dead accelerator 0's
+	 * window through its garbage tables: errors are allowed, a kernel
+	 * report (checked by the host) is not. Afterwards the pod recovers.
+	 */
+	snprintf(name, sizeof(name), "%c.fuzz-me", role[0]);
+	put(name, "1");
+	get("quad.fuzzing", line, sizeof(line));
+	snprintf(name, sizeof(name), "%s/quad.fuzzed", dir);
+	t = now_s();
+	while (access(name, F_OK) && now_s() < t + 120) {
+		ret = try_import(fd, other_h2, &dmabuf2);
+		if (!ret) {
+			if (drmPrimeFDToHandle(fd, dmabuf2, &imp2)) {
+				ret = -errno;
+			} else {
+				ret = gpu_access(fd, imp2, 0, buf, 4096, 0);
+				drmCloseBufferHandle(fd, imp2);
+			}
+			close(dmabuf2);
+		}
+		if (ret)
+			failed++;
+		else
+			worked++;
+		npa_read(me, npa_dead, &word);
+		usleep(20 * 1000);
+	}
+	get("quad.fuzzed", line, sizeof(line));
+	printf("pod: %s; meanwhile %u imports and reads worked, %u failed\n",
+	       line, worked, failed);
+	/* the fuzzer reached our rings: indices of ours were overwritten */
+	check(rings_healed() > 0, "rings-healed",
+	      "this kernel's poller wrote back %ld ring indices of ours another kernel changed",
+	      rings_healed());
+	/* a connection the garbage ended is made again: a minute at most */
+	t = now_s();
+	do {
+		ret = try_import(fd, other_h2, &dmabuf2);
+		if (ret)
+			usleep(200 * 1000);
+	} while (ret && now_s() < t + 60);
+	check(!ret, "import-after-fuzz",
+	      "accelerator %u imports accelerator %u's buffer after the fuzzing: %s (%.1f s)",
+	      me, other, ret ? ualink_strerror(ret) : "done", now_s() - t);
+	if (ret)
+		exit(1);
+	if (drmPrimeFDToHandle(fd, dmabuf2, &imp2))
+		die("PRIME fd to handle", errno);
+	ret = gpu_access(fd, imp2, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x50 + other), "reads-after-fuzz",
+	      "accelerator %u reads accelerator %u's buffer after the fuzzing: %s",
+	      me, other, verdict(ret, buf, BUF_SIZE, 0x50 + other));
+	drmCloseBufferHandle(fd, imp2);
+	close(dmabuf2);
+	wait_count(me, "imports", 0);
+	snprintf(name, sizeof(name), "%c.released", role[0]);
+	put(name, "1");
+	snprintf(name, sizeof(name), "%c.released", quad_roles[other]);
+	get(name, line, sizeof(line));
+	drmCloseBufferHandle(fd, gem2);
+	drmCloseBufferHandle(fd, gem);
+	close(fd);
+	wait_count(me, "grants", 0);
+	wait_count(me, "exports", 0);
+	show_counts("after", me);
+	check_zero(me);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 3 || (strcmp(argv[1], "a") && strcmp(argv[1], "b") &&
-			  strcmp(argv[1], "b2"))) {
-		fprintf(stderr, "usage: ualink_pod a|b|b2 DIR\n");
+			  strcmp(argv[1], "b2") &&
+			  (strlen(argv[1]) != 1 || !strchr(quad_roles, argv[1][0])))) {
+		fprintf(stderr, "usage: ualink_pod a|b|b2|w|x|y|z DIR\n");
 		return 2;
 	}
 	dir = argv[2];
@@ -1143,8 +1357,10 @@ int main(int argc, char **argv)
 		guest_a();
 	else if (!strcmp(argv[1], "b"))
 		guest_b();
-	else
+	else if (!strcmp(argv[1], "b2"))
 		guest_b2();
+	else
+		guest_quad(argv[1]);
 	printf("pod: guest %s: %s (%d failed checks)\n", argv[1],
 	       failures ? "FAIL" : "PASS", failures);
 	return failures ? 1 : 0;

@@ -137,6 +137,16 @@ struct amdgpu_ualink_vpod_node {
 	u32 *tx_base;
 	/** @rx_base: by sender, the same for its ring here */
 	u32 *rx_base;
+	/**
+	 * @tx_own: in a pod that spans kernels, by receiver, the producer
+	 * index we last wrote in our ring there; @rx_own, by sender, the
+	 * consumer index we last wrote in its ring here. The poller writes
+	 * them again over whatever another kernel wrote there
+	 * (heal() in amdgpu_ualink_vpod_fabric.c)
+	 */
+	u32 *tx_own;
+	/** @rx_own: see @tx_own */
+	u32 *rx_own;
 	/** @rings: sender ID -> &struct amdgpu_ualink_vpod_ring */
 	struct xarray rings;
 	/** @tlb_lock: protects @tlb; held across a walk */
@@ -271,6 +281,18 @@ struct amdgpu_ualink_vpod {
 	 * the poller uses it
 	 */
 	u32 *seen_tail;
+	/**
+	 * @suspect: with @shm, by receiver here and sender elsewhere, two
+	 * per pair (its ring's consumer index here, ours' producer index
+	 * there): the difference from what we wrote the poller saw last,
+	 * see heal() in amdgpu_ualink_vpod_fabric.c; only the poller uses it
+	 */
+	u64 *suspect;
+	/**
+	 * @healed: with @shm, ring indices of ours the poller found changed
+	 * by another kernel and wrote again
+	 */
+	atomic_t healed;
 	/** @debugfs: the pod's debugfs directory */
 	struct dentry *debugfs;
 };

@@ -31,6 +31,10 @@
  *	one line per fabric-only accelerator: ``<id> 0x<lo> 0x<hi>``, the
  *	UALink handle of its 64 KiB heap, whose bytes are its ID as
  *	little-endian u32s
+ * ``rings_healed``
+ *	in a pod that spans kernels, the ring indices of this kernel's
+ *	accelerators that another kernel overwrote and the poller wrote
+ *	back (see "A pod of several kernels")
  * ``node<id>/counts``
  *	gauges, ``<key> <value>`` per line: ``exports grants pins imports
  *	npa_bytes pt_tables tlb_entries fabric_faults``; all 0 when the
@@ -631,6 +635,7 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 	pod->debugfs = root;
 	debugfs_create_file("nodes", 0444, root, NULL, &nodes_fops);
 	debugfs_create_file("handles", 0444, root, NULL, &handles_fops);
+	debugfs_create_atomic_t("rings_healed", 0444, root, &pod->healed);
 	for (i = 0; i < pod->num_nodes; i++) {
 		struct amdgpu_ualink_vpod_node *node = pod->nodes[i];
 		char name[16];

@@ -192,8 +192,11 @@ static void vpod_publish(void *priv, u16 peer, u32 head)
 
 	if (!ring)
 		return;
+	head += base(node->tx_base, peer);
+	if (node->tx_own)	/* after the entries, before the index: heal() */
+		smp_store_release(&node->tx_own[peer], head);
 	/* after the entries */
-	smp_store_release(&ring->head, head + base(node->tx_base, peer));
+	smp_store_release(&ring->head, head);
 	ring_doorbell(node, peer);
 }
 
@@ -244,8 +247,11 @@ static void vpod_rx_ack(void *priv, u16 sender, u32 tail)
 
 	if (!ring)
 		return;
+	tail += base(node->rx_base, sender);
+	if (node->rx_own)	/* after the slots, before the index: heal() */
+		smp_store_release(&node->rx_own[sender], tail);
 	/* after reading the slots */
-	smp_store_release(&ring->tail, tail + base(node->rx_base, sender));
+	smp_store_release(&ring->tail, tail);
 	smp_mb();	/* see vpod_peer_tail() */
 	/*
 	 * A sender that does not wait for room needs no interrupt. One in
@@ -1036,6 +1042,8 @@ static void node_free(struct amdgpu_ualink_vpod_node *node)
 		vfree(node->vram);
 	kfree(node->tx_base);
 	kfree(node->rx_base);
+	kfree(node->tx_own);
+	kfree(node->rx_own);
 	mutex_destroy(&node->control_lock);
 	kfree(node);
 }
@@ -1079,7 +1087,12 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, bool remote,
 					sizeof(u32), GFP_KERNEL);
 		node->rx_base = kcalloc(amdgpu_ualink_vpod->num_nodes,
 					sizeof(u32), GFP_KERNEL);
-		if (!node->tx_base || !node->rx_base) {
+		node->tx_own = kcalloc(amdgpu_ualink_vpod->num_nodes,
+				       sizeof(u32), GFP_KERNEL);
+		node->rx_own = kcalloc(amdgpu_ualink_vpod->num_nodes,
+				       sizeof(u32), GFP_KERNEL);
+		if (!node->tx_base || !node->rx_base || !node->tx_own ||
+		    !node->rx_own) {
 			node_free(node);
 			return NULL;
 		}
@@ -1115,10 +1128,12 @@ static void node_take_rings(struct amdgpu_ualink_vpod_node *node)
 		ring = ring_at(node->id, i);
 		/* as vpod_rx_head() and vpod_rx_ack() do */
 		node->rx_base[i] = smp_load_acquire(&ring->head);
+		node->rx_own[i] = node->rx_base[i];
 		/* all of it consumed: the sender may reuse the slots */
 		smp_store_release(&ring->tail, node->rx_base[i]);
 		ring = ring_at(i, node->id);
 		node->tx_base[i] = READ_ONCE(ring->head);
+		node->tx_own[i] = node->tx_base[i];
 		WRITE_ONCE(ring->waiting, 0);
 	}
 }
@@ -1160,6 +1175,42 @@ static void node_stop(struct amdgpu_ualink_vpod_node *node)
 }
 
 /*
+ * Write @own, the index we last wrote at @index, back when another kernel
+ * wrote something else there: a consumer index that claims more than its
+ * producer wrote leaves the producer waiting for room forever, and a
+ * producer index that went somewhere else makes the consumer drop what it
+ * reads up to there and then claim that much; neither heals from the
+ * ring's traffic alone. Only a difference seen on two polls in a row,
+ * with @own the same, is taken for another kernel's: one of ours in
+ * flight (@own written, @index not yet) lasts less than a poll. @suspect
+ * is the poller's memory of the last difference. @own is released after
+ * the entries (or the reads of the slots) and acquired here, and the
+ * exchange is a full barrier, so that whoever reads the index written
+ * here sees what it stands for. What remains: a value another kernel
+ * writes that equals the index we are about to write can be put back one
+ * step by the exchange, for one poll.
+ */
+static void heal(u32 *index, const u32 *own, u64 *suspect)
+{
+	/* pairs with the release of @own: what it stands for is seen */
+	u32 want = smp_load_acquire(own);
+	u32 now = READ_ONCE(*index);
+	u64 seen = (u64)want << 32 | now;
+
+	if (now == want) {
+		*suspect = 0;
+		return;
+	}
+	if (*suspect != seen) {
+		*suspect = seen;
+		return;
+	}
+	*suspect = 0;
+	if (cmpxchg(index, now, want) == now)
+		atomic_inc(&amdgpu_ualink_vpod->healed);
+}
+
+/*
  * The poller of a pod that spans kernels rings the doorbells another
  * kernel's interrupts would have: a producer index a remote accelerator
  * moved at one of ours, and a consumer index it moved at a ring where one
@@ -1179,6 +1230,10 @@ static void poll_remote(void)
 			if (!pod->nodes[peer]->remote)
 				continue;
 			ring = ring_at(id, peer);
+			heal(&ring->tail, &pod->nodes[id]->rx_own[peer],
+			     &pod->suspect[2 * (id * pod->num_nodes + peer)]);
+			heal(&ring_at(peer, id)->head, &pod->nodes[id]->tx_own[peer],
+			     &pod->suspect[2 * (id * pod->num_nodes + peer) + 1]);
 			head = READ_ONCE(ring->head);
 			if (head != *seen) {
 				*seen = head;
@@ -1236,10 +1291,12 @@ int amdgpu_ualink_vpod_fabric_init(unsigned int num_nodes,
 	pod->nodes = kcalloc(num_nodes, sizeof(*pod->nodes), GFP_KERNEL);
 	if (shm) {
 		pod->seen = kcalloc(num_nodes * num_nodes, sizeof(u32), GFP_KERNEL);
+		pod->suspect = kcalloc(2 * num_nodes * num_nodes, sizeof(u64),
+				       GFP_KERNEL);
 		pod->seen_tail = kcalloc(num_nodes * num_nodes, sizeof(u32),
 					 GFP_KERNEL);
 	}
-	if (!pod->nodes || (shm && (!pod->seen || !pod->seen_tail)))
+	if (!pod->nodes || (shm && (!pod->seen || !pod->seen_tail || !pod->suspect)))
 		goto err;
 	amdgpu_ualink_vpod = pod;
 	for (i = 0; i < num_nodes; i++) {
@@ -1302,6 +1359,7 @@ err:
 	kfree(pod->nodes);
 	kfree(pod->seen);
 	kfree(pod->seen_tail);
+	kfree(pod->suspect);
 	kfree(pod);
 err_shm:
 	if (shm)
@@ -1345,5 +1403,6 @@ void amdgpu_ualink_vpod_fabric_fini(void)
 	kfree(pod->nodes);
 	kfree(pod->seen);
 	kfree(pod->seen_tail);
+	kfree(pod->suspect);
 	kfree(pod);
 }

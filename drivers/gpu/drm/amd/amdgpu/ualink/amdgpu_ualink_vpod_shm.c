@@ -63,7 +63,12 @@
  * point (entries a dead predecessor left unread here are dropped). Entries
  * it left unread at a live receiver still count: a receiver slow to drain
  * them may see the new sender overrun its ring once, which the mailbox
- * counts as a ring drop and heals by retransmission.
+ * counts as a ring drop and heals by retransmission. Every value read
+ * from the region is bounded before use (slots modulo the ring, tables
+ * within their owner's pool, leaves within its memory) or only compared;
+ * and since any guest can write any ring, the poller writes back the
+ * indices of ours it finds changed, which the ring's own traffic would
+ * never repair.
  *
  * Every access to another kernel's accelerator is checked against that
  * owner's access table in the region before the walk, as the owner's
@@ -175,7 +180,11 @@ static struct vpod_shm_acl_slot *acl(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 		AMDGPU_UALINK_VPOD_SHM_PT_PAGES * PAGE_SIZE;
 }
 
-/* The first kernel writes the header; the others wait for it. */
+/*
+ * The first kernel writes the header (returns 1); the others wait for it
+ * (0). The header names no writer: its layout is written once, its
+ * per-accelerator fields by whichever kernel hosts the accelerator.
+ */
 static int header_init(struct vpod_shm_header *hdr, unsigned int num_nodes,
 		       unsigned int vpod_size, u64 vram_size)
 {
@@ -189,7 +198,7 @@ static int header_init(struct vpod_shm_header *hdr, unsigned int num_nodes,
 		hdr->vram_size = vram_size;
 		/* the fields before the magic that says they are there */
 		smp_store_release(&hdr->magic, VPOD_SHM_MAGIC);
-		return 0;
+		return 1;
 	}
 	for (i = 0;; i++) {
 		/* pairs with the release above, in whichever kernel wrote it */
@@ -285,14 +294,15 @@ amdgpu_ualink_vpod_shm_map(unsigned int num_nodes, u64 vram_size,
 	}
 	shm->hdr = shm->base;
 	ret = header_init(shm->hdr, num_nodes, vpod_size, vram_size);
-	if (ret) {
+	if (ret < 0) {
 		pci_err(shm->pdev, "vpod: %s\n", ret == -EBUSY ?
 			"the region's header was left half written" :
 			"the region holds another pod's layout");
 		goto err_unmap;
 	}
-	pci_info(shm->pdev, "vpod: pod of %u accelerators across kernels, %llu of %llu bytes\n",
-		 num_nodes, need, len);
+	pci_info(shm->pdev, "vpod: pod of %u accelerators across kernels, %llu of %llu bytes; %s\n",
+		 num_nodes, need, len, ret ? "wrote the region's header" :
+		 "the header was there");
 	return shm;
 
 err_unmap:
@@ -477,6 +487,21 @@ const u64 *amdgpu_ualink_vpod_shm_root(struct amdgpu_ualink_vpod_shm *shm,
 	return amdgpu_ualink_vpod_shm_table(shm, id, root);
 }
 
+/*
+ * Make a slot's count odd for a rewrite, and return it. The count is in
+ * the region, where any kernel can write: one left odd by another would
+ * make ours even while we rewrite, and then odd for good, the slot never
+ * read again. Odd from whatever is there, then one more, is right either
+ * way.
+ */
+static u32 acl_seq_odd(struct vpod_shm_acl_slot *slot)
+{
+	u32 seq = READ_ONCE(slot->seq) | 1;
+
+	WRITE_ONCE(slot->seq, seq);
+	return seq;
+}
+
 /**
  * amdgpu_ualink_vpod_shm_acl_add - publish a range of an owner's window
  * @shm: the region
@@ -492,20 +517,21 @@ int amdgpu_ualink_vpod_shm_acl_add(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 {
 	struct vpod_shm_acl_slot *slot;
 	unsigned int i;
+	u32 seq;
 
 	i = find_first_zero_bit(shm->acl_used[id], VPOD_SHM_ACL_SLOTS);
 	if (i >= VPOD_SHM_ACL_SLOTS)
 		return -ENOSPC;
 	__set_bit(i, shm->acl_used[id]);
 	slot = &acl(shm, id)[i];
-	WRITE_ONCE(slot->seq, slot->seq + 1);
+	seq = acl_seq_odd(slot);
 	smp_wmb();	/* odd before the rewrite */
 	WRITE_ONCE(slot->first, first);
 	WRITE_ONCE(slot->pages, pages);
 	memset(slot->allowed, 0, sizeof(slot->allowed));
 	WRITE_ONCE(slot->allowed[importer / 64], BIT_ULL(importer % 64));
 	smp_wmb();	/* the rewrite before even */
-	WRITE_ONCE(slot->seq, slot->seq + 1);
+	WRITE_ONCE(slot->seq, seq + 1);
 	return i;
 }
 
@@ -536,12 +562,12 @@ void amdgpu_ualink_vpod_shm_acl_del(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 				    unsigned int slot)
 {
 	struct vpod_shm_acl_slot *s = &acl(shm, id)[slot];
+	u32 seq = acl_seq_odd(s);
 
-	WRITE_ONCE(s->seq, s->seq + 1);
 	smp_wmb();	/* odd before the range goes */
 	WRITE_ONCE(s->pages, 0);
 	smp_wmb();	/* gone before even */
-	WRITE_ONCE(s->seq, s->seq + 1);
+	WRITE_ONCE(s->seq, seq + 1);
 	__clear_bit(slot, shm->acl_used[id]);
 }
 

@@ -1278,7 +1278,7 @@ static void amdgpu_ualink_repin_work(struct work_struct *work)
 	failed = amdgpu_ualink_export_repin_all(&ualink->udev);
 	if (failed)
 		drm_warn(adev_to_drm(adev),
-			 "UALink: %u exports could not be pinned again; their importers are refused\n",
+			 "UALink: %u exports could not be pinned again; their importers are refused until a pin works\n",
 			 failed);
 	guard(mutex)(&ualink->state_lock);
 	if (!ualink->repin_pending)
@@ -1572,8 +1572,9 @@ void amdgpu_ualink_suspend(struct amdgpu_device *adev)
  * IP block's resume left it out, mailbox quiesced): peers' requests wait
  * in its rings meanwhile instead of being refused. An export whose buffer
  * cannot be pinned again refuses its importers (-EREMOTEIO for them)
- * until it ends. When the resume fails after the IP block's resume, the
- * end of the GPU reset that follows does the same.
+ * until a pin, tried again at each importer's request, works. When the
+ * resume fails after the IP block's resume and a GPU reset follows, the
+ * end of that reset does the same.
  */
 void amdgpu_ualink_resume(struct amdgpu_device *adev)
 {

@@ -193,6 +193,27 @@ struct amdgpu_ualink_dev {
 	unsigned long export_moves;
 	/** @end_work: finishes the exports in @ended, on @wq */
 	struct work_struct end_work;
+	/**
+	 * @repin_work: on @wq, pins again the exports whose pin a resume
+	 * could not take back, when an importer asks for one of them
+	 */
+	struct work_struct repin_work;
+	/**
+	 * @suspended: between amdgpu_ualink_export_unpin_all() and
+	 * amdgpu_ualink_export_repin_all(), when nothing is pinned again
+	 */
+	bool suspended;
+	/**
+	 * @repin_last: when an importer's ask last queued @repin_work, in
+	 * jiffies: a pin that fails may have evicted other buffers first,
+	 * and peers must not make us do that at their rate
+	 */
+	unsigned long repin_last;
+	/**
+	 * @repin_interval: the least time between two such retries, in
+	 * jiffies (%AMDGPU_UALINK_REPIN_INTERVAL_MS; tests change it)
+	 */
+	unsigned long repin_interval;
 	/** @imports: &struct amdgpu_ualink_import by handle */
 	struct rhashtable imports;
 	/** @num_exports: live exports */
@@ -375,6 +396,9 @@ struct amdgpu_ualink_dev_errors {
 
 /* amdgpu_ualink_import_get() found our own handle */
 #define AMDGPU_UALINK_IMPORT_LOCAL	1
+
+/* the least time between two pins tried again at importers' asks */
+#define AMDGPU_UALINK_REPIN_INTERVAL_MS	1000
 
 unsigned long amdgpu_ualink_revoke_timeout(struct amdgpu_ualink_dev *dev);
 

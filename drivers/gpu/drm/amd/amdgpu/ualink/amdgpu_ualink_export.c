@@ -133,7 +133,7 @@ struct amdgpu_ualink_export {
 	bool ended;
 	/* pinned (all but while the device is suspended), with @obj's reference */
 	bool pinned;
-	/* amdgpu_ualink_export_repin_all() tried it */
+	/* export_repin() tried it since the resume, or since an importer asked */
 	bool repin_tried;
 };
 
@@ -188,6 +188,7 @@ struct access_removal {
 };
 
 static void export_end_work(struct work_struct *work);
+static void export_repin_work(struct work_struct *work);
 static void unacked_end(struct amdgpu_ualink_dev *dev, int peer);
 
 static const struct rhashtable_params export_params = {
@@ -211,6 +212,9 @@ int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
 	INIT_LIST_HEAD(&dev->unacked);
 	mutex_init(&dev->walk_lock);
 	INIT_WORK(&dev->end_work, export_end_work);
+	INIT_WORK(&dev->repin_work, export_repin_work);
+	dev->repin_interval = msecs_to_jiffies(AMDGPU_UALINK_REPIN_INTERVAL_MS);
+	dev->repin_last = jiffies - dev->repin_interval;
 	return rhashtable_init(&dev->exports, &export_params);
 }
 
@@ -736,9 +740,18 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 	if (test_bit(peer, exp->access))
 		goto granted;
 
-	/* its pin was lost to a suspend and not taken back */
+	/*
+	 * its pin was lost to a suspend and not taken back; once the resume
+	 * tried and failed, an ask has it tried again, off the worker, at
+	 * most once a repin_interval
+	 */
 	if (!exp->pinned) {
 		rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
+		if (exp->repin_tried &&
+		    time_after_eq(jiffies, dev->repin_last + dev->repin_interval)) {
+			dev->repin_last = jiffies;
+			queue_work(dev->wq, &dev->repin_work);
+		}
 		goto unlock;
 	}
 	if (!exp->range) {
@@ -989,6 +1002,13 @@ void amdgpu_ualink_export_unpin_all(struct amdgpu_ualink_dev *dev)
 	struct amdgpu_ualink_export *exp;
 	void *obj;
 
+	/* no pin is taken again until the resume, which tries every one */
+	scoped_guard(mutex, &dev->lock) {
+		dev->suspended = true;
+		list_for_each_entry(exp, &dev->export_list, link)
+			exp->repin_tried = false;
+	}
+	cancel_work_sync(&dev->repin_work);
 	for (;;) {
 		obj = NULL;
 		mutex_lock(&dev->lock);
@@ -996,7 +1016,6 @@ void amdgpu_ualink_export_unpin_all(struct amdgpu_ualink_dev *dev)
 			if (!exp->pinned || WARN_ON(exp->nr_ranges))
 				continue;
 			exp->pinned = false;
-			exp->repin_tried = false;
 			dev->num_pins--;
 			obj = exp->obj;
 			/* the export's own reference may go with it meanwhile */
@@ -1012,19 +1031,11 @@ void amdgpu_ualink_export_unpin_all(struct amdgpu_ualink_dev *dev)
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_unpin_all);
 
-/**
- * amdgpu_ualink_export_repin_all - the device resumed: pin its exports again
- * @dev: the exporting device
- *
- * Pins every export amdgpu_ualink_export_unpin_all() unpinned. One whose
- * pin fails stays unpinned, and its importers' NPA_REQ get NPA_FAIL
- * "error" (-EREMOTEIO for them) until it ends.
- *
- * Context: process context, where the driver may move buffers; takes
- * &amdgpu_ualink_dev.lock.
- * Returns: the number of exports that could not be pinned again.
+/*
+ * Pin the exports that are not, each once (repin_tried), unless the
+ * device suspends meanwhile. Returns how many pins failed.
  */
-unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev)
+static unsigned int export_repin(struct amdgpu_ualink_dev *dev)
 {
 	struct amdgpu_ualink_export *exp;
 	unsigned int failed = 0;
@@ -1036,6 +1047,8 @@ unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev)
 		obj = NULL;
 		mutex_lock(&dev->lock);
 		list_for_each_entry(exp, &dev->export_list, link) {
+			if (dev->suspended)
+				break;
 			if (exp->pinned || exp->repin_tried)
 				continue;
 			exp->repin_tried = true;
@@ -1068,7 +1081,51 @@ unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev)
 	}
 	return failed;
 }
+
+/**
+ * amdgpu_ualink_export_repin_all - the device resumed: pin its exports again
+ * @dev: the exporting device
+ *
+ * Pins every export amdgpu_ualink_export_unpin_all() unpinned. One whose
+ * pin fails stays unpinned, and its importers' NPA_REQ get NPA_FAIL
+ * "error" (-EREMOTEIO for them) until a pin succeeds: their asks have the
+ * pin tried again on the device's workqueue, at most once a second
+ * (%AMDGPU_UALINK_REPIN_INTERVAL_MS).
+ *
+ * Context: process context, where the driver may move buffers; takes
+ * &amdgpu_ualink_dev.lock.
+ * Returns: the number of exports that could not be pinned again.
+ */
+unsigned int amdgpu_ualink_export_repin_all(struct amdgpu_ualink_dev *dev)
+{
+	scoped_guard(mutex, &dev->lock)
+		dev->suspended = false;
+	return export_repin(dev);
+}
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_repin_all);
+
+/*
+ * The pins a resume could not take back, tried again because an importer
+ * asked for one of those exports (amdgpu_ualink_export_request()). Not
+ * while the device is suspended: amdgpu_ualink_export_unpin_all() says so,
+ * then waits for this. It holds a reference to the buffer it pins, which
+ * amdgpu_ualink_export_destroy() waits for.
+ */
+static void export_repin_work(struct work_struct *work)
+{
+	struct amdgpu_ualink_dev *dev =
+		container_of(work, struct amdgpu_ualink_dev, repin_work);
+	struct amdgpu_ualink_export *exp;
+
+	scoped_guard(mutex, &dev->lock) {
+		if (dev->suspended)
+			return;
+		list_for_each_entry(exp, &dev->export_list, link)
+			if (!exp->pinned)
+				exp->repin_tried = false;
+	}
+	export_repin(dev);
+}
 
 /**
  * amdgpu_ualink_export_detach - take an export out of its buffer's slot
@@ -1370,7 +1427,10 @@ void amdgpu_ualink_export_destroy(struct amdgpu_ualink_dev *dev, void **slot)
 	mutex_lock(&dev->lock);
 	exp = export_unlink(dev, slot, &dev->draining);
 	mutex_unlock(&dev->lock);
-	if (exp)
-		export_finish(dev, exp);
+	if (!exp)
+		return;
+	export_finish(dev, exp);
+	/* a pin tried again at an importer's ask may hold the buffer still */
+	flush_work(&dev->repin_work);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_export_destroy);

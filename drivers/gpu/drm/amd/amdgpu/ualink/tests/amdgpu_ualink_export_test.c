@@ -251,6 +251,69 @@ static void export_pinned_at_export(struct kunit *test)
 }
 
 /*
+ * An export whose pin a resume could not take back (no memory) refuses
+ * its importers (-EREMOTEIO), and an importer's ask has the exporter try
+ * the pin again, on its workqueue, at most once per interval: once there
+ * is memory, the ask after is granted. While suspended, an ask pins
+ * nothing, not even for an export a resume failed to pin before.
+ */
+static void export_repin_retried(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, 0, SZ_2M);
+	struct amdgpu_ualink_dev *a = tpod_dev(pod, A);
+	struct amdgpu_ualink_import *ib;
+	u64 h[2];
+
+	tpod_export(pod, A, o, h);
+	amdgpu_ualink_export_unpin_all(a);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EREMOTEIO);
+	amdgpu_ualink_dev_flush(a);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->pin_calls, 1);	/* the export's own */
+
+	o->pin_error = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_repin_all(a), 1);
+	KUNIT_EXPECT_EQ(test, o->pin_calls, 2);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EREMOTEIO);
+	amdgpu_ualink_dev_flush(a);
+	KUNIT_EXPECT_EQ(test, o->pin_calls, 3);	/* tried again: still no memory */
+	/* within the interval (a second), asks try nothing */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EREMOTEIO);
+	amdgpu_ualink_dev_flush(a);
+	KUNIT_EXPECT_EQ(test, o->pin_calls, 3);
+	a->repin_interval = 0;	/* from here, every ask */
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EREMOTEIO);
+	amdgpu_ualink_dev_flush(a);
+	KUNIT_EXPECT_EQ(test, o->pin_calls, 4);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+
+	/* suspended again, with memory: an ask tries nothing */
+	o->pin_error = 0;
+	amdgpu_ualink_export_unpin_all(a);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EREMOTEIO);
+	amdgpu_ualink_dev_flush(a);
+	KUNIT_EXPECT_EQ(test, o->pin_calls, 4);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	o->pin_error = -ENOMEM;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_export_repin_all(a), 1);
+
+	o->pin_error = 0;
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), -EREMOTEIO);
+	amdgpu_ualink_dev_flush(a);
+	KUNIT_EXPECT_EQ(test, o->pins, 1);
+	KUNIT_EXPECT_EQ(test, a->num_pins, 1);
+	KUNIT_EXPECT_FALSE(test, o->pin_intr);	/* on a worker */
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+	amdgpu_ualink_export_destroy(a, &o->slot);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, o->refs, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_node(pod, A)->bad_unpins), 0);
+}
+
+/*
  * Two importers: pinned at export, mapped once into one range they share,
  * each let in by the fabric; a release shuts its importer out (the other
  * still reaches the buffer), the last one unmaps; the end unpins.
@@ -1777,6 +1840,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_detach),
 	KUNIT_CASE(export_concurrent),
 	KUNIT_CASE(export_pinned_at_export),
+	KUNIT_CASE(export_repin_retried),
 	KUNIT_CASE(export_grant_and_release),
 	KUNIT_CASE(export_refusals),
 	KUNIT_CASE(export_no_space),

@@ -299,6 +299,7 @@ static int d_pin(void *priv, void *obj, bool intr)
 	struct tobj *o = obj;
 
 	o->pin_intr = intr;
+	WRITE_ONCE(o->pin_calls, o->pin_calls + 1);
 	if (o->pin_error)
 		return o->pin_error;
 	spin_lock(&self->obj_lock);

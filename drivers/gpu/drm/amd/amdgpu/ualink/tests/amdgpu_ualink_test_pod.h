@@ -58,6 +58,7 @@ struct tobj {
 	int refs;
 	int pin_error;	/* what pinning it returns, when not 0 */
 	bool pin_intr;	/* the last pin could be interrupted by a signal */
+	int pin_calls;	/* pins asked for, failed ones too */
 	bool dead;	/* an import's buffer, revoked */
 	/* an import's buffer: GPU work on it, from tpod_job(), or NULL */
 	struct dma_fence *job;

@@ -85,8 +85,8 @@
  * HELLO of the next contact makes it drop everything it holds of ours
  * before it can be let into any range again. The revocations are sent
  * all at once; without memory for them, one importer at a time (each
- * still hears of it, and none loses its connection for our want of
- * memory). Releases and
+ * still hears of it, none loses its connection for our want of memory,
+ * and one that left before its turn is not told). Releases and
  * lost peers still take importers out of an ending export (it stays in
  * the table for them, and on &amdgpu_ualink_dev.draining). Removals that
  * the mailbox's worker is undoing at the same time are waited for until
@@ -1268,7 +1268,7 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	struct revocation one, *revs;
 	struct access_removal r;
 	u64 npa = 0, size = 0;
-	bool pinned;
+	bool pinned, gone;
 	long left;
 
 	mutex_lock(&dev->lock);
@@ -1287,7 +1287,8 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	 * first wait. Without memory for them the importers are told one at
 	 * a time, with a request on the stack: slower, but each still hears
 	 * of it, and none loses its connection (and all it holds of ours)
-	 * for our want of memory.
+	 * for our want of memory; one that left meanwhile (a release, a lost
+	 * peer) is not told.
 	 */
 	bitmap_zero(later, AMDGPU_UALINK_MAX_ACCELS);
 	revs = n ? revocations_alloc(dev, n) : NULL;
@@ -1295,6 +1296,10 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	i = 0;
 	for_each_set_bit(peer, members, AMDGPU_UALINK_MAX_ACCELS) {
 		if (!revs) {
+			scoped_guard(mutex, &dev->lock)
+				gone = !test_bit(peer, exp->access);
+			if (gone)
+				continue;
 			memset(&one, 0, sizeof(one));
 			revs = &one;
 		}

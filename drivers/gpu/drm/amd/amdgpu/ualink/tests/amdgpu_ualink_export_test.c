@@ -610,6 +610,49 @@ static void export_revocations_without_memory(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
 }
 
+/*
+ * Told one at a time (no memory for the revocations), an importer that
+ * released meanwhile is not told at all: A's revocation to B waits, B's
+ * mailbox paused, while C lets go of its import; then B answers, and C,
+ * out of the access set by then, hears nothing but the answer to its
+ * release. In export_revocations_without_memory, the anchor, C is told.
+ */
+static void export_revocations_without_memory_skip_gone(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test);
+	struct tobj *o = tpod_obj(pod, SZ_2M, SZ_2M), *bb = tpod_obj(pod, 0, 0);
+	struct revokes_at rs = { .pod = pod, .id = A, .n = 1 };
+	struct amdgpu_ualink_import *ib, *ic;
+	u64 h[2];
+
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, B), h, &ib), 0);
+	amdgpu_ualink_import_set_obj(ib, bb);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(tpod_dev(pod, C), h, &ic), 0);
+
+	tpod_dev(pod, A)->fail_revocations = true;
+	tpod_pause(pod, B, true);
+	amdgpu_ualink_export_end(tpod_dev(pod, A), &o->slot);
+	/* B's revocation is on its way, B does not answer yet */
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(revokes_sent, &rs, 10000));
+	amdgpu_ualink_import_put(ic);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, C));
+	KUNIT_EXPECT_EQ(test, tpod_dev(pod, C)->num_imports, 0);
+	tpod_pause(pod, B, false);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, A));
+
+	KUNIT_EXPECT_TRUE(test, bb->dead);
+	KUNIT_EXPECT_EQ(test, o->pins, 0);
+	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), 0);
+	/* C's only NPA_REVOKE is A's answer to its release */
+	KUNIT_EXPECT_EQ(test, stats_of(pod, C)->received[AMDGPU_UALINK_MSG_NPA_REVOKE], 1);
+	KUNIT_EXPECT_EQ(test, stats_of(pod, B)->received[AMDGPU_UALINK_MSG_NPA_REVOKE], 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_dev(pod, A)->release_timeouts), 0);
+	KUNIT_EXPECT_EQ(test, stats_of(pod, A)->timeouts, 0);
+	amdgpu_ualink_import_put(ib);
+	amdgpu_ualink_dev_flush(tpod_dev(pod, B));
+}
+
 static bool dead_at(void *arg)
 {
 	return READ_ONCE(((struct tobj *)arg)->dead);
@@ -1847,6 +1890,7 @@ static struct kunit_case amdgpu_ualink_export_cases[] = {
 	KUNIT_CASE(export_range_aligned_or_refused),
 	KUNIT_CASE(export_destroy_revokes),
 	KUNIT_CASE(export_revocations_without_memory),
+	KUNIT_CASE(export_revocations_without_memory_skip_gone),
 	KUNIT_CASE(export_revoke_waits_for_gpu_work),
 	KUNIT_CASE_SLOW(export_revoke_bounded),
 	KUNIT_CASE(export_destroy_waits_for_undo),

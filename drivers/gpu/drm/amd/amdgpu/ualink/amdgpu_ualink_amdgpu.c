@@ -256,6 +256,12 @@ struct amdgpu_ualink_bo {
 	bool owns_imp;
 	/** @revoked: revoked; under the buffer's reservation */
 	bool revoked;
+	/**
+	 * @busy_unknown: detached from @imp at its last GEM reference
+	 * without its fences (no memory to gather them): TTM's freeing of
+	 * it tells the core it is idle
+	 */
+	bool busy_unknown;
 	/** @put: in &amdgpu_ualink.puts, with @abo */
 	struct llist_node put;
 	/** @abo: the buffer, while in &amdgpu_ualink.puts */
@@ -923,12 +929,16 @@ void amdgpu_ualink_gem_handles_gone(struct drm_gem_object *obj)
  * Ends an export made after the last handle went. An import forgets the
  * buffer, so that importing the handle again makes a new one; the import
  * itself is let go when TTM frees the buffer (amdgpu_ualink_bo_destroy()),
- * after the GPU work still using it.
+ * after the GPU work still using it, and a revocation until then waits
+ * for that work too (the buffer's fences, which dma_resv_get_singleton()
+ * reads without the reservation; or, without memory to gather them, until
+ * TTM frees the buffer).
  */
 void amdgpu_ualink_gem_free(struct amdgpu_bo *abo)
 {
 	struct amdgpu_ualink_bo *ub = abo->ualink;
 	struct amdgpu_ualink *ualink;
+	struct dma_fence *busy;
 
 	if (!abo->ualink_export && !ub)
 		return;
@@ -937,10 +947,15 @@ void amdgpu_ualink_gem_free(struct amdgpu_bo *abo)
 		amdgpu_ualink_export_destroy(&ualink->udev, &abo->ualink_export);
 	if (!ub)
 		return;
+	if (dma_resv_get_singleton(abo->tbo.base.resv, DMA_RESV_USAGE_BOOKKEEP,
+				   &busy))
+		busy = ERR_PTR(-ENOMEM);	/* busy till TTM frees it */
 	mutex_lock(&ualink->import_lock);
 	if (ub->imp->obj == abo)
-		amdgpu_ualink_import_set_obj(ub->imp, NULL);
+		ub->busy_unknown = amdgpu_ualink_import_detach(ub->imp, busy);
 	mutex_unlock(&ualink->import_lock);
+	if (!IS_ERR(busy))
+		dma_fence_put(busy);
 }
 
 /**
@@ -969,6 +984,8 @@ void amdgpu_ualink_bo_destroy(struct amdgpu_bo *abo)
 
 	if (!ub)
 		return;
+	if (ub->busy_unknown)
+		amdgpu_ualink_import_detached_idle(ub->imp);
 	if (ub->owns_imp)
 		amdgpu_ualink_import_put(ub->imp);
 	if (ub->slot.obj)

@@ -318,6 +318,18 @@ struct amdgpu_ualink_import {
 	/** @obj: the driver's buffer for it, see amdgpu_ualink_import_set_obj() */
 	void *obj;
 	/**
+	 * @busy: GPU work of buffers detached from it while still busy
+	 * (amdgpu_ualink_import_detach()), or NULL; under
+	 * &amdgpu_ualink_dev.revoke_lock
+	 */
+	struct dma_fence *busy;
+	/**
+	 * @busy_unknown: buffers detached while their work was not known,
+	 * not yet idle (amdgpu_ualink_import_detached_idle()); under
+	 * &amdgpu_ualink_dev.revoke_lock
+	 */
+	unsigned int busy_unknown;
+	/**
 	 * @file: the file of the live dma-buf of @obj, or NULL; the
 	 * driver's &struct amdgpu_ualink_dmabuf_slot publishes it, and a
 	 * repeated import gets its fd from it without a lock
@@ -451,6 +463,9 @@ int amdgpu_ualink_import_get(struct amdgpu_ualink_dev *dev,
 			     const u64 handle[2],
 			     struct amdgpu_ualink_import **out);
 void amdgpu_ualink_import_set_obj(struct amdgpu_ualink_import *imp, void *obj);
+bool amdgpu_ualink_import_detach(struct amdgpu_ualink_import *imp,
+				 struct dma_fence *busy);
+void amdgpu_ualink_import_detached_idle(struct amdgpu_ualink_import *imp);
 void amdgpu_ualink_import_put(struct amdgpu_ualink_import *imp);
 struct amdgpu_ualink_import *amdgpu_ualink_import_ref(struct amdgpu_ualink_import *imp);
 

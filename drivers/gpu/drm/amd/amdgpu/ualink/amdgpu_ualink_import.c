@@ -2,6 +2,7 @@
 
 #include <kunit/visibility.h>
 #include <linux/dma-fence.h>
+#include <linux/dma-fence-unwrap.h>
 #include <linux/export.h>
 #include <linux/moduleparam.h>
 #include <linux/rcupdate.h>
@@ -438,6 +439,7 @@ static void import_release_work(struct work_struct *work)
 	import_unlist(dev, imp);
 	dev->num_imports--;
 	mutex_unlock(&dev->lock);
+	dma_fence_put(imp->busy);
 	kfree_rcu(imp, rcu);	/* import_find_ready() may be looking at it */
 	if (atomic_dec_and_test(&dev->releasing))
 		wake_up_var(&dev->releasing);
@@ -523,6 +525,84 @@ void amdgpu_ualink_import_set_obj(struct amdgpu_ualink_import *imp, void *obj)
 	mutex_unlock(&dev->revoke_lock);
 }
 EXPORT_SYMBOL_GPL(amdgpu_ualink_import_set_obj);
+
+/**
+ * amdgpu_ualink_import_detach - detach a buffer that is freed once idle
+ * @imp: the import the caller holds a reference to, with a buffer attached
+ * @busy: the GPU work that may still use the buffer, or NULL when none; an
+ *	  error pointer when it is not known. The import takes its own
+ *	  reference.
+ *
+ * As amdgpu_ualink_import_set_obj(@imp, NULL), for a buffer whose memory
+ * the driver frees only once its GPU work is done (TTM's delayed
+ * destruction): the range stays reachable until then, so a revocation of
+ * @imp waits for @busy too, at most amdgpu_ualink_revoke_timeout(), before
+ * it gives the range back, as it waits for the revoke callback's fence of
+ * an attached buffer; for the fences of every buffer so detached.
+ *
+ * A buffer whose work is not known (@busy an error pointer, or no memory
+ * to merge its fence with the others) counts as busy until the driver
+ * calls amdgpu_ualink_import_detached_idle() for it, once it is idle, or
+ * until the bound.
+ *
+ * Context: process context, not with the buffer reserved.
+ * Returns: true when the driver must call
+ * amdgpu_ualink_import_detached_idle() for this buffer.
+ */
+bool amdgpu_ualink_import_detach(struct amdgpu_ualink_import *imp,
+				 struct dma_fence *busy)
+{
+	struct amdgpu_ualink_dev *dev = imp->dev;
+	struct dma_fence *old = NULL, *merged;
+	bool unknown = false;
+
+	mutex_lock(&dev->revoke_lock);
+	mutex_lock(&dev->lock);
+	imp->obj = NULL;
+	mutex_unlock(&dev->lock);
+	if (IS_ERR(busy)) {
+		unknown = true;
+	} else if (busy && !dma_fence_is_signaled(busy)) {
+		old = imp->busy;
+		if (!old || dma_fence_is_signaled(old))
+			merged = dma_fence_get(busy);
+		else	/* a buffer of the import before, still busy */
+			merged = dma_fence_unwrap_merge(old, busy);
+		if (merged) {
+			imp->busy = merged;	/* a reference of its own */
+		} else {
+			unknown = true;
+			old = NULL;	/* stays */
+		}
+	}
+	if (unknown)
+		imp->busy_unknown++;
+	mutex_unlock(&dev->revoke_lock);
+	dma_fence_put(old);
+	return unknown;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_detach);
+
+/**
+ * amdgpu_ualink_import_detached_idle - a buffer of unknown work is idle
+ * @imp: the import a buffer was detached from while its work was unknown
+ *	 (amdgpu_ualink_import_detach() returned true)
+ *
+ * A revocation waiting for that buffer stops waiting for it.
+ *
+ * Context: any context that may take a mutex.
+ */
+void amdgpu_ualink_import_detached_idle(struct amdgpu_ualink_import *imp)
+{
+	struct amdgpu_ualink_dev *dev = imp->dev;
+
+	mutex_lock(&dev->revoke_lock);
+	if (!WARN_ON(!imp->busy_unknown))
+		imp->busy_unknown--;
+	mutex_unlock(&dev->revoke_lock);
+	wake_up_var(&imp->busy_unknown);
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_import_detached_idle);
 
 static struct amdgpu_ualink_import *import_new(struct amdgpu_ualink_dev *dev,
 					       const u64 handle[2])
@@ -835,6 +915,29 @@ static void import_kill_done(struct amdgpu_ualink_import *imp)
 }
 
 /*
+ * Wait for @fence (NULL: idle; an error pointer: unknown, as if busy till
+ * the bound) at most @left jiffies. Returns what is left of them, 0 when
+ * they ran out.
+ */
+static long import_wait(struct dma_fence *fence, long left)
+{
+	if (IS_ERR(fence))
+		return schedule_timeout_uninterruptible(left);
+	if (fence)
+		return dma_fence_wait_timeout(fence, false, left);
+	return left;
+}
+
+/* Wait at most @left jiffies for @imp's detached buffers of unknown work. */
+static long import_wait_unknown(struct amdgpu_ualink_import *imp, long left)
+{
+	if (!READ_ONCE(imp->busy_unknown))
+		return left;
+	return wait_var_event_timeout(&imp->busy_unknown,
+				      !READ_ONCE(imp->busy_unknown), left);
+}
+
+/*
  * The kill work: revoke the buffer without waiting, then (after an
  * NPA_REVOKE) wait for the GPU work submitted before, at most the bound,
  * and send NPA_RELEASE, whose end runs the work again to finish. Never on
@@ -846,7 +949,7 @@ static void import_kill_work(struct work_struct *work)
 	struct amdgpu_ualink_import *imp =
 		container_of(work, struct amdgpu_ualink_import, kill);
 	struct amdgpu_ualink_dev *dev = imp->dev;
-	struct dma_fence *fence = NULL;
+	struct dma_fence *fence = NULL, *busy;
 	long left;
 
 	if (imp->release_step == IMPORT_RELEASE_SENT)	/* answered or not */
@@ -855,6 +958,8 @@ static void import_kill_work(struct work_struct *work)
 	mutex_lock(&dev->revoke_lock);
 	if (imp->obj)
 		fence = dev->ops->revoke(dev->priv, imp->obj);
+	/* and buffers detached while busy, which the driver frees once idle */
+	busy = dma_fence_get(imp->busy);
 	mutex_unlock(&dev->revoke_lock);
 	mutex_lock(&dev->lock);
 	if (!--dev->revoking)
@@ -862,11 +967,11 @@ static void import_kill_work(struct work_struct *work)
 	mutex_unlock(&dev->lock);
 
 	if (imp->tell) {
-		left = amdgpu_ualink_revoke_timeout(dev);
-		if (IS_ERR(fence))	/* unknown: as if busy till the bound */
-			left = schedule_timeout_uninterruptible(left);
-		else if (fence)
-			left = dma_fence_wait_timeout(fence, false, left);
+		left = import_wait(fence, amdgpu_ualink_revoke_timeout(dev));
+		if (left)
+			left = import_wait(busy, left);
+		if (left)
+			left = import_wait_unknown(imp, left);
 		if (!left) {
 			atomic_inc(&dev->revoke_timeouts);
 			pr_warn_ratelimited("amdgpu_ualink: accelerator %u: GPU work on a revoked import outlived revoke_timeout_ms\n",
@@ -875,6 +980,7 @@ static void import_kill_work(struct work_struct *work)
 	}
 	if (!IS_ERR_OR_NULL(fence))
 		dma_fence_put(fence);
+	dma_fence_put(busy);
 	if (imp->tell) {
 		imp->release_step = IMPORT_RELEASE_SENT;
 		if (import_send(dev, imp, import_kill_req_ended,

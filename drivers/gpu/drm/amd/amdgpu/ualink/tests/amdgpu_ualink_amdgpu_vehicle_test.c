@@ -1241,6 +1241,56 @@ static void ualink_vehicle_export_ends_later(struct kunit *test)
 }
 
 /*
+ * An import's last handle went while GPU work still used it: TTM frees the
+ * buffer once that work is done, and a revocation meanwhile waits for the
+ * same work before the range goes back to the exporter, as it would for a
+ * buffer with a handle. The anchor: once the work is done, it goes back.
+ */
+static void ualink_vehicle_revoke_delayed_destroy(struct kunit *test)
+{
+	struct amdgpu_ualink_mbox_stats st;
+	struct drm_amdgpu_ualink_handle h;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_bo *exp, *imp;
+	struct vehicle_job *job;
+	unsigned long end;
+	u32 ga, gb;
+
+	exp = vehicle_exported(test, &a, &b, &fa, &fb, &ga, &gb, &h);
+	imp = vehicle_bo(test, fb, gb);
+	job = vehicle_job(test, imp, 60 * MSEC_PER_SEC);	/* till we say */
+	/* B's last handle goes: the buffer lives on for the job */
+	KUNIT_EXPECT_EQ(test, vehicle_close(fb, gb), 0);
+	KUNIT_EXPECT_EQ(test, kref_read(&imp->tbo.base.refcount), 0);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+
+	/* A's last handle goes: B hears NPA_REVOKE and answers "later" */
+	KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
+	vehicle_wait_answered(test, a);
+	/* for a second of the job: no release, A's memory stays pinned */
+	end = jiffies + HZ;
+	do {
+		amdgpu_ualink_mbox_get_stats(a->adev.ualink->udev.mbox, -1, &st);
+		if (st.received[AMDGPU_UALINK_MSG_NPA_RELEASE] > 1)
+			break;
+		usleep_range(5000, 10000);
+	} while (time_before(jiffies, end));
+	KUNIT_EXPECT_EQ(test, st.received[AMDGPU_UALINK_MSG_NPA_RELEASE], 1);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 1);
+
+	/* the job ends: the release comes, A unpins, TTM frees the buffer */
+	mod_delayed_work(system_percpu_wq, &job->done, 0);
+	flush_workqueue(b->adev.mman.bdev.wq);
+	amdgpu_ualink_dev_flush(&b->adev.ualink->udev);
+	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+	amdgpu_ualink_mbox_get_stats(a->adev.ualink->udev.mbox, -1, &st);
+	KUNIT_EXPECT_EQ(test, st.received[AMDGPU_UALINK_MSG_NPA_RELEASE], 2);
+	KUNIT_EXPECT_EQ(test, exp->tbo.pin_count, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->adev.ualink->udev.revoke_timeouts), 0);
+}
+
+/*
  * An export is made under the lock DRM drops a buffer's last handle under,
  * and only while the buffer has a handle: the glue's side of
  * ioctl_export_after_close in the core's suite.
@@ -1881,6 +1931,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_reset_refuses),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_allocates_nothing),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_ends_later),
+	KUNIT_CASE_SLOW(ualink_vehicle_revoke_delayed_destroy),
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_import_refused),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_pin_unlocked),

@@ -738,6 +738,99 @@ static void import_drop_nonmembers(struct kunit *test)
 	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o->slot);
 }
 
+static bool imp_dead(void *arg)
+{
+	struct amdgpu_ualink_import *imp = arg;
+
+	return READ_ONCE(imp->state) == AMDGPU_UALINK_IMPORT_DEAD;
+}
+
+static bool unpinned(void *arg)
+{
+	struct tobj *o = arg;
+
+	return !READ_ONCE(o->pins);
+}
+
+/*
+ * Two buffers of one import detached in turn, each while its job runs
+ * (their driver frees them once idle); A ends its export. B gives the
+ * range back only once both jobs are done, whichever ends first.
+ */
+static void detached_two(struct kunit *test, struct tpod *pod, bool first_ends_first)
+{
+	struct amdgpu_ualink_dev *b = tpod_dev(pod, B);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K);
+	struct tobj *b1 = tpod_obj(pod, 0, 0), *b2 = tpod_obj(pod, 0, 0);
+	struct dma_fence *f1 = tpod_job(pod), *f2 = tpod_job(pod);
+	struct amdgpu_ualink_import *imp;
+	u64 h[2];
+
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(b, h, &imp), 0);
+	amdgpu_ualink_import_set_obj(imp, b1);
+	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_import_detach(imp, f1));
+	amdgpu_ualink_import_set_obj(imp, b2);
+	KUNIT_EXPECT_FALSE(test, amdgpu_ualink_import_detach(imp, f2));
+	amdgpu_ualink_export_end(tpod_dev(pod, A), &o->slot);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(imp_dead, imp, 10000));
+	/* one job ends, the other runs on: A keeps its memory */
+	dma_fence_signal(first_ends_first ? f1 : f2);
+	KUNIT_EXPECT_FALSE(test, tpod_wait_for(unpinned, o, 500));
+	/* the anchor: the other ends too, and B gives the range back */
+	dma_fence_signal(first_ends_first ? f2 : f1);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(unpinned, o, 10000));
+	amdgpu_ualink_import_put(imp);
+}
+
+/*
+ * Buffers of an import detached while still busy: a revocation gives the
+ * range back only once the work of each of them is done. A buffer whose
+ * work is not known holds the range until its driver says it is idle, or
+ * until the bound.
+ */
+static void import_detached_busy(struct kunit *test)
+{
+	struct tpod *pod = pod_create(test, 4);
+	struct amdgpu_ualink_dev *b = tpod_dev(pod, B);
+	struct tobj *o = tpod_obj(pod, 0, SZ_4K), *o2 = tpod_obj(pod, 0, SZ_4K);
+	struct tobj *b1 = tpod_obj(pod, 0, 0);
+	struct amdgpu_ualink_import *imp;
+	u64 h[2];
+
+	detached_two(test, pod, false);
+	detached_two(test, pod, true);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->revoke_timeouts), 0);
+
+	/* work not known (no memory to gather the fences): until idle */
+	tpod_export(pod, A, o, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(b, h, &imp), 0);
+	amdgpu_ualink_import_set_obj(imp, b1);
+	KUNIT_EXPECT_TRUE(test, amdgpu_ualink_import_detach(imp, ERR_PTR(-ENOMEM)));
+	amdgpu_ualink_export_end(tpod_dev(pod, A), &o->slot);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(imp_dead, imp, 10000));
+	KUNIT_EXPECT_FALSE(test, tpod_wait_for(unpinned, o, 500));
+	amdgpu_ualink_import_detached_idle(imp);
+	KUNIT_EXPECT_TRUE(test, tpod_wait_for(unpinned, o, 10000));
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->revoke_timeouts), 0);
+	amdgpu_ualink_import_put(imp);
+
+	/* ... or until the bound */
+	b->revoke_timeout = msecs_to_jiffies(200);
+	tpod_export(pod, A, o2, h);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_import_get(b, h, &imp), 0);
+	amdgpu_ualink_import_set_obj(imp, b1);
+	KUNIT_EXPECT_TRUE(test, amdgpu_ualink_import_detach(imp, ERR_PTR(-ENOMEM)));
+	amdgpu_ualink_export_destroy(tpod_dev(pod, A), &o2->slot);
+	KUNIT_EXPECT_EQ(test, o2->pins, 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&b->revoke_timeouts), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&tpod_dev(pod, A)->release_timeouts), 0);
+	amdgpu_ualink_import_detached_idle(imp);
+	amdgpu_ualink_import_put(imp);
+	amdgpu_ualink_dev_flush(b);
+	KUNIT_EXPECT_EQ(test, b->num_imports, 0);
+}
+
 static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_basic_and_twice),
 	KUNIT_CASE(import_lookup_whole_handle),
@@ -750,6 +843,7 @@ static struct kunit_case amdgpu_ualink_import_cases[] = {
 	KUNIT_CASE(import_revoke_overtakes_grant),
 	KUNIT_CASE(import_timeout_gives_back),
 	KUNIT_CASE(import_kill_waits_for_no_one),
+	KUNIT_CASE(import_detached_busy),
 	KUNIT_CASE(import_peer_gone_spares_newer),
 	KUNIT_CASE(import_drop_nonmembers),
 	KUNIT_CASE_SLOW(import_batch_whole_pod),

@@ -330,32 +330,29 @@ static void amdgpu_ualink_put(void *priv, void *obj)
 }
 
 /*
- * Pinned in VRAM for importers, but not in the CPU-visible part of it:
- * amdgpu_bo_pin() puts a buffer without NO_CPU_ACCESS there for good (it
- * sets CPU_ACCESS_REQUIRED), and that part is a few hundred MiB on GPUs
- * without a resizable BAR. A buffer created with CPU_ACCESS_REQUIRED stays
- * visible. NO_CPU_ACCESS is lent to amdgpu_bo_pin() only, under the
- * reservation that guards the flags; CPU faults on the pinned buffer
- * outside the visible part then fail as for any pinned buffer.
+ * Pinned in VRAM for importers, but not in the CPU-visible part of it
+ * (amdgpu_bo_pin_no_cpu()): amdgpu_bo_pin() puts a buffer without
+ * NO_CPU_ACCESS there for good, and that part is a few hundred MiB on GPUs
+ * without a resizable BAR. A buffer with CPU_ACCESS_REQUIRED set at the
+ * time (amdgpu sets it when a CPU fault needs the buffer there) is pinned
+ * in the visible part. The buffer's flags are left alone (GEM mmap reads
+ * them without the reservation); CPU faults on the pinned buffer outside
+ * the visible part fail as for any pinned buffer.
  *
  * At export a signal ends the wait for the reservation (held by anyone
- * for as long as they like); amdgpu_bo_pin() itself moves the buffer
+ * for as long as they like); amdgpu_bo_pin_no_cpu() itself moves the buffer
  * uninterruptibly, as every pin in amdgpu does.
  */
 static int amdgpu_ualink_pin(void *priv, void *obj, bool intr)
 {
 	struct amdgpu_bo *abo = obj;
-	u64 flags;
 	int ret;
 
 	/* not amdgpu_bo_reserve(): a signal is no error to log */
 	ret = ttm_bo_reserve(&abo->tbo, intr, false, NULL);
 	if (ret)
 		return ret;
-	flags = abo->flags;
-	abo->flags |= AMDGPU_GEM_CREATE_NO_CPU_ACCESS;
-	ret = amdgpu_bo_pin(abo, AMDGPU_GEM_DOMAIN_VRAM);
-	abo->flags = flags;
+	ret = amdgpu_bo_pin_no_cpu(abo, AMDGPU_GEM_DOMAIN_VRAM);
 	amdgpu_bo_unreserve(abo);
 	return ret;
 }

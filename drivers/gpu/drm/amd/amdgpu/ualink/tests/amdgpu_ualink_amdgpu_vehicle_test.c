@@ -1489,6 +1489,74 @@ static void ualink_vehicle_pin_invisible(struct kunit *test)
 	drm_gem_object_put(&exp->tbo.base);
 }
 
+/* Does anyone wait for @job (a dma_fence_default_wait() callback)? */
+static bool vehicle_job_waited(struct vehicle_job *job)
+{
+	bool waited;
+
+	spin_lock_irq(&job->lock);
+	waited = !list_empty(&job->base.cb_list);
+	spin_unlock_irq(&job->lock);
+	return waited;
+}
+
+/*
+ * An export's pin leaves the buffer's flags alone: a GEM mmap while the
+ * pin is under way, which reads them without the reservation, is not
+ * refused. The pin is held where amdgpu's move of the buffer back into
+ * VRAM waits for GPU work on it. Had the glue lent the buffer
+ * NO_CPU_ACCESS for the pin, that mmap would fail with -EPERM. The
+ * anchor: the same mmap before the export.
+ */
+static void ualink_vehicle_pin_mmap(struct kunit *test)
+{
+	struct ttm_operation_ctx ctx = { false, false };
+	union drm_amdgpu_gem_mmap mmap = {};
+	struct vehicle_caller *exp;
+	struct fake_node *a, *b;
+	struct vehicle_job *job;
+	struct amdgpu_bo *abo;
+	struct drm_file *fa;
+	unsigned long end;
+	int ret;
+	u32 ga;
+
+	vehicle_pair(test, &a, &b);
+	fa = vehicle_open(test, a);
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM, 0);
+	abo = vehicle_bo(test, fa, ga);
+	mmap.in.handle = ga;
+	KUNIT_EXPECT_EQ(test, amdgpu_gem_mmap_ioctl(&a->adev.ddev, &mmap, fa), 0);
+
+	/* evicted, with GPU work on it that the move back waits for */
+	KUNIT_ASSERT_EQ(test, amdgpu_bo_reserve(abo, false), 0);
+	amdgpu_bo_placement_from_domain(abo, AMDGPU_GEM_DOMAIN_CPU);
+	ret = ttm_bo_validate(&abo->tbo, &abo->placement, &ctx);
+	amdgpu_bo_unreserve(abo);
+	KUNIT_ASSERT_EQ(test, ret, 0);
+	KUNIT_ASSERT_EQ(test, abo->tbo.resource->mem_type, TTM_PL_SYSTEM);
+	/* under TTM's 15 s bound for that wait, should the test stop early */
+	job = vehicle_job(test, abo, 10 * MSEC_PER_SEC);
+
+	exp = vehicle_call(test, a, fa, ga);
+	end = jiffies + 10 * HZ;	/* until the pin waits for the job */
+	while (!vehicle_job_waited(job) && !completion_done(&exp->done) &&
+	       time_before(jiffies, end))
+		usleep_range(1000, 2000);
+	KUNIT_EXPECT_TRUE(test, vehicle_job_waited(job));
+	KUNIT_EXPECT_FALSE(test, completion_done(&exp->done));
+	memset(&mmap, 0, sizeof(mmap));
+	mmap.in.handle = ga;
+	KUNIT_EXPECT_EQ(test, amdgpu_gem_mmap_ioctl(&a->adev.ddev, &mmap, fa), 0);
+
+	mod_delayed_work(system_percpu_wq, &job->done, 0);
+	wait_for_completion(&exp->done);
+	KUNIT_EXPECT_EQ(test, exp->ret, 0);
+	KUNIT_EXPECT_EQ(test, abo->tbo.pin_count, 1);
+	KUNIT_EXPECT_EQ(test, abo->tbo.resource->mem_type, TTM_PL_VRAM);
+	KUNIT_EXPECT_FALSE(test, abo->flags & AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+}
+
 /*
  * System suspend of the exporter: it leaves the pod and unpins its export
  * before VRAM is evicted, so that the buffer is saved with the rest; the
@@ -1936,6 +2004,7 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_export_needs_handle),
 	KUNIT_CASE_SLOW(ualink_vehicle_export_pin_unlocked),
 	KUNIT_CASE_SLOW(ualink_vehicle_pin_invisible),
+	KUNIT_CASE_SLOW(ualink_vehicle_pin_mmap),
 	KUNIT_CASE_SLOW(ualink_vehicle_suspend_unpins),
 	KUNIT_CASE_SLOW(ualink_vehicle_resume_waits_for_pins),
 	KUNIT_CASE_SLOW(ualink_vehicle_failed_resume_reset_repins),

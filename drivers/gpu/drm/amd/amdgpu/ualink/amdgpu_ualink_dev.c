@@ -69,6 +69,7 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 			   const struct amdgpu_ualink_mbox_ops *mbox_ops,
 			   void *mbox_priv, struct amdgpu_ualink_pt *pt)
 {
+	unsigned int i;
 	int ret;
 
 	dev->id = id;
@@ -84,6 +85,8 @@ int amdgpu_ualink_dev_init(struct amdgpu_ualink_dev *dev, u16 id,
 		ret = -ENOMEM;
 		goto err_lock;
 	}
+	for (i = 0; i < AMDGPU_UALINK_MAX_ACCELS; i++)
+		xa_init(&dev->peer_refs[i].exports);
 	ret = amdgpu_ualink_window_init(&dev->window, id);
 	if (ret)
 		goto err_refs;
@@ -148,12 +151,16 @@ static void dev_wait_released(struct amdgpu_ualink_dev *dev)
  */
 void amdgpu_ualink_dev_fini(struct amdgpu_ualink_dev *dev)
 {
+	unsigned int i;
+
 	dev_wait_released(dev);
 	amdgpu_ualink_mbox_destroy(dev->mbox);
 	amdgpu_ualink_import_fini(dev);
 	amdgpu_ualink_export_fini(dev);
 	destroy_workqueue(dev->wq);
 	amdgpu_ualink_window_fini(&dev->window);
+	for (i = 0; i < AMDGPU_UALINK_MAX_ACCELS; i++)
+		WARN_ON(!xa_empty(&dev->peer_refs[i].exports));
 	kvfree(dev->peer_refs);
 	mutex_destroy(&dev->revoke_lock);
 	mutex_destroy(&dev->lock);

@@ -14,6 +14,7 @@
 #include <linux/rhashtable-types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
+#include <linux/xarray.h>
 
 #include "amdgpu_ualink_mbox.h"
 #include "amdgpu_ualink_pt.h"
@@ -167,13 +168,18 @@ struct amdgpu_ualink_dev {
 	 */
 	struct mutex walk_lock;
 	/**
-	 * @lock: protects @exports, @export_list, @ended, @draining,
-	 * @unacked, @imports, every export's access set and ranges, every
-	 * import's state, and the counters below
+	 * @lock: protects @exports, @export_ids, @export_list, @ended,
+	 * @draining, @unacked, @imports, every export's access set and
+	 * ranges, every import's state, @peer_refs and the counters below
 	 */
 	struct mutex lock;
 	/** @exports: &struct amdgpu_ualink_export by handle */
 	struct rhashtable exports;
+	/**
+	 * @export_ids: the same exports by a small ID of their own, which
+	 * @peer_refs indexes them by
+	 */
+	struct xarray export_ids;
 	/** @export_list: the same exports, to walk */
 	struct list_head export_list;
 	/** @ended: exports amdgpu_ualink_export_end() left to @end_work */
@@ -229,14 +235,16 @@ struct amdgpu_ualink_dev {
 	unsigned int num_imports;
 	/**
 	 * @peer_refs: per accelerator, what it holds of ours and we of it:
-	 * @peer_refs.grants, the access sets it is in; @peer_refs.imports,
-	 * our imports of its exports in @imports. A connection that ends
-	 * with both 0 costs no walk of our exports or imports, however
-	 * often a peer restarts.
+	 * @peer_refs.grants, the access sets it is in; @peer_refs.exports,
+	 * those exports by their ID in @export_ids; @peer_refs.imports, our
+	 * imports of its exports in @imports. A connection that ends costs
+	 * a visit of each export the peer was in, and no walk of our imports
+	 * when it held none of them, however often a peer restarts.
 	 */
 	struct amdgpu_ualink_peer_refs {
 		unsigned int grants;
 		unsigned int imports;
+		struct xarray exports;
 	} *peer_refs;
 	/**
 	 * @walk_visits: exports and imports the walks that revoke and kill

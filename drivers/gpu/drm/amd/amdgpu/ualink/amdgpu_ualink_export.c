@@ -112,6 +112,8 @@ struct amdgpu_ualink_export {
 	u64 handle[2];
 	void *obj;
 	u64 size;
+	/* its key in amdgpu_ualink_dev.export_ids and .peer_refs[].exports */
+	u32 id;
 	/* the rest under the device lock */
 	/* the range every importer shares, mapped onto @obj; NULL when none */
 	struct export_range *range;
@@ -210,6 +212,7 @@ int amdgpu_ualink_export_init(struct amdgpu_ualink_dev *dev)
 	INIT_LIST_HEAD(&dev->ended);
 	INIT_LIST_HEAD(&dev->draining);
 	INIT_LIST_HEAD(&dev->unacked);
+	xa_init_flags(&dev->export_ids, XA_FLAGS_ALLOC);
 	mutex_init(&dev->walk_lock);
 	INIT_WORK(&dev->end_work, export_end_work);
 	INIT_WORK(&dev->repin_work, export_repin_work);
@@ -228,6 +231,8 @@ void amdgpu_ualink_export_fini(struct amdgpu_ualink_dev *dev)
 	/* no connection is left to end: the ranges kept for one go */
 	unacked_end(dev, -1);
 	mutex_destroy(&dev->walk_lock);
+	WARN_ON(!xa_empty(&dev->export_ids));
+	xa_destroy(&dev->export_ids);
 	rhashtable_destroy(&dev->exports);
 }
 
@@ -353,8 +358,17 @@ int amdgpu_ualink_export_install(struct amdgpu_ualink_dev *dev, void *obj,
 		exp->handle[1] = get_random_u64();
 	} while ((!exp->handle[0] && !exp->handle[1]) ||
 		 __export_find(dev, exp->handle, true));
+	/* IDs from 0, dense, so that each peer's index stays shallow */
+	ret = xa_alloc(&dev->export_ids, &exp->id, exp, xa_limit_32b,
+		       GFP_KERNEL_ACCOUNT);
+	if (ret) {
+		mutex_unlock(&dev->lock);
+		kfree(exp);
+		return ret;
+	}
 	ret = rhashtable_insert_fast(&dev->exports, &exp->node, export_params);
 	if (ret) {
+		xa_erase(&dev->export_ids, exp->id);
 		mutex_unlock(&dev->lock);
 		kfree(exp);
 		return ret;
@@ -552,6 +566,7 @@ static void access_remove(struct amdgpu_ualink_dev *dev,
 
 	__clear_bit(peer, exp->access);
 	dev->peer_refs[peer].grants--;
+	xa_erase(&dev->peer_refs[peer].exports, exp->id);
 	exp->nr_access--;
 	exp->nr_undoing++;
 	r->exp = exp;
@@ -762,15 +777,12 @@ static void export_grant(struct amdgpu_ualink_dev *dev, u16 peer,
 		}
 	}
 	range = exp->range;
+	/* indexed before the fabric lets it in: an insert may fail, an erase not */
+	if (xa_insert(&dev->peer_refs[peer].exports, exp->id, exp, GFP_KERNEL))
+		goto refuse;
 	if (dev->ops->allow(dev->priv, peer, range_start(range), range_size(range))) {
-		rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
-		if (!range->holds) {	/* mapped for this importer only */
-			exp->range = NULL;
-			exp->nr_ranges--;
-			range_unmap(dev, range);
-			range_free(dev, range);
-		}
-		goto unlock;
+		xa_erase(&dev->peer_refs[peer].exports, exp->id);
+		goto refuse;
 	}
 	__set_bit(peer, exp->access);
 	dev->peer_refs[peer].grants++;
@@ -784,6 +796,15 @@ granted:
 	rsp->reason = 0;
 	rsp->npa = range_start(exp->range);
 	rsp->size = range_size(exp->range);
+	goto unlock;
+refuse:
+	rsp->reason = AMDGPU_UALINK_FAIL_ERROR;
+	if (!range->holds) {	/* mapped for this importer only */
+		exp->range = NULL;
+		exp->nr_ranges--;
+		range_unmap(dev, range);
+		range_free(dev, range);
+	}
 unlock:
 	mutex_unlock(&dev->lock);
 }
@@ -833,20 +854,47 @@ void amdgpu_ualink_export_request(struct amdgpu_ualink_dev *dev, u16 peer,
 EXPORT_SYMBOL_IF_KUNIT(amdgpu_ualink_export_request);
 
 /*
+ * Take @peer out of @exp's access set for export_remove_where(), its range
+ * on the walk's @batch, and have the fabric refuse it there, without the
+ * lock. Returns true when an export left or changed its list meanwhile
+ * (since @moves): the walk then starts over.
+ */
+static bool remove_one(struct amdgpu_ualink_dev *dev,
+		       struct amdgpu_ualink_export *exp, u16 peer,
+		       unsigned long moves, struct list_head *batch,
+		       unsigned long *peers)
+{
+	struct export_range *range;
+	struct access_removal r;
+
+	lockdep_assert_held(&dev->lock);
+
+	access_remove(dev, exp, peer, &r);
+	range = r.range;
+	if (!range->batched++)
+		list_add_tail(&range->batch, batch);
+	__set_bit(peer, peers);
+	mutex_unlock(&dev->lock);
+	dev->ops->deny(dev->priv, peer, range_start(range), range_size(range));
+	mutex_lock(&dev->lock);
+	return dev->export_moves != moves;
+}
+
+/*
  * Take out of every export's access set the importers @gone says go, live
  * exports and ended ones alike (those waiting for the end work and those
  * it is revoking). Walks are serialised (&amdgpu_ualink_dev.walk_lock).
- * With @only an accelerator's ID (the only one @gone can name), the walk is
- * skipped when that accelerator is in no access set
+ * With @only an accelerator's ID (the only one @gone can name), the walk
+ * visits only the exports that accelerator is in, from its index
  * (&amdgpu_ualink_dev.peer_refs): a peer that restarts again and again
- * while holding nothing of ours costs no walk of our exports.
+ * costs a visit of what it holds of ours, not a walk of all our exports.
  *
  * The fabric refuses each importer on each range as it is taken out (the
  * lock is dropped for each deny). The walk goes on from where it was
  * unless an export left or changed its list meanwhile
  * (&amdgpu_ualink_dev.export_moves), and starts over then: a removal keeps
  * its export alive, not its place in the list. So the walk is linear in
- * the exports, not quadratic, when nothing ends beside it.
+ * what it visits, not quadratic, when nothing ends beside it.
  *
  * Every importer taken out holds nothing of ours any more, so it is shot
  * down once, for the whole window, not once per range: a lost peer, which
@@ -867,9 +915,8 @@ static void export_remove_where(struct amdgpu_ualink_dev *dev,
 	DECLARE_BITMAP(unacked, AMDGPU_UALINK_MAX_ACCELS);
 	struct export_range *range, *next;
 	struct amdgpu_ualink_export *exp;
-	struct access_removal r;
+	unsigned long moves, id;
 	unsigned int peer, i, n;
-	unsigned long moves;
 	LIST_HEAD(batch);
 
 	bitmap_zero(peers, AMDGPU_UALINK_MAX_ACCELS);
@@ -884,24 +931,21 @@ static void export_remove_where(struct amdgpu_ualink_dev *dev,
 	}
 again:
 	moves = dev->export_moves;
-	for (i = 0; i < ARRAY_SIZE(lists); i++) {
+	if (only >= 0) {
+		xa_for_each(&dev->peer_refs[only].exports, id, exp) {
+			dev->walk_visits++;
+			if (gone(dev, arg, only) &&
+			    remove_one(dev, exp, only, moves, &batch, peers))
+				goto again;
+		}
+	}
+	for (i = 0; only < 0 && i < ARRAY_SIZE(lists); i++) {
 		list_for_each_entry(exp, lists[i], link) {
 			dev->walk_visits++;
-			for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS) {
-				if (!gone(dev, arg, peer))
-					continue;
-				access_remove(dev, exp, peer, &r);
-				range = r.range;
-				if (!range->batched++)
-					list_add_tail(&range->batch, &batch);
-				__set_bit(peer, peers);
-				mutex_unlock(&dev->lock);
-				dev->ops->deny(dev->priv, peer, range_start(range),
-					       range_size(range));
-				mutex_lock(&dev->lock);
-				if (dev->export_moves != moves)
+			for_each_set_bit(peer, exp->access, AMDGPU_UALINK_MAX_ACCELS)
+				if (gone(dev, arg, peer) &&
+				    remove_one(dev, exp, peer, moves, &batch, peers))
 					goto again;
-			}
 		}
 	}
 	mutex_unlock(&dev->lock);
@@ -1333,6 +1377,7 @@ static void export_finish(struct amdgpu_ualink_dev *dev,
 	list_del(&exp->link);
 	dev->export_moves++;
 	rhashtable_remove_fast(&dev->exports, &exp->node, export_params);
+	xa_erase(&dev->export_ids, exp->id);
 	mutex_unlock(&dev->lock);
 
 	/*

@@ -1713,13 +1713,15 @@ static void sync_with(struct kunit *test, struct tpod *pod, u32 *next, u32 txn)
 #define FLOOD_EXPORTS	512
 #define FLOOD_IMPORTS	8
 #define FLOOD_HELLOS	64
+#define FLOOD_HELD_RESTARTS	16
 
 /*
  * A peer that greets with a new generation again and again (each HELLO
  * ends its connection with A) while A holds nothing of it and it nothing
  * of A's costs A no walk of its exports or imports, however many A has
- * (here 512 exports, all granted to C, and 8 imports from C). The same
- * greeting once R holds a grant walks them and takes R out.
+ * (here 512 exports, all granted to C, and 8 imports from C). While R
+ * holds one grant, each such greeting visits that one export and takes R
+ * out of it, not the 512.
  */
 static void export_hello_flood(struct kunit *test)
 {
@@ -1727,7 +1729,7 @@ static void export_hello_flood(struct kunit *test)
 	struct tpod_node *a = tpod_node(pod, A);
 	struct amdgpu_ualink_import *imps[FLOOD_IMPORTS];
 	struct tobj *c_objs[FLOOD_IMPORTS];
-	unsigned long visits, flood;
+	unsigned long visits, flood, held;
 	struct amdgpu_ualink_msg rsp;
 	struct tobj *objs;
 	u64 (*h)[2], hc[2];
@@ -1766,18 +1768,22 @@ static void export_hello_flood(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS);
 	KUNIT_EXPECT_EQ(test, a->dev->num_imports, FLOOD_IMPORTS);
 
-	/* R holds a grant: the next restart walks the exports and drops it */
-	heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_REQ, h[0], 0, 0, &rsp);
-	KUNIT_ASSERT_EQ(test, rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
-	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS + 1);
-	greet(test, pod, &next, txn++, FLOOD_HELLOS + 2, true);
-	sync_with(test, pod, &next, txn++);
-	KUNIT_EXPECT_GE(test, READ_ONCE(a->dev->walk_visits),
-			visits + flood + FLOOD_EXPORTS);
-	KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS);
-	kunit_info(test, "%u restarts of a peer holding nothing: %lu exports and imports visited; one restart holding a grant: %lu\n",
-		   FLOOD_HELLOS, flood,
-		   READ_ONCE(a->dev->walk_visits) - visits - flood);
+	/*
+	 * R holds a grant: each next restart takes R out, visiting the one
+	 * export R is in, not the FLOOD_EXPORTS that C is in
+	 */
+	for (i = 0; i < FLOOD_HELD_RESTARTS; i++) {
+		heap_request(a->dev, R, AMDGPU_UALINK_MSG_NPA_REQ, h[i], 0, 0, &rsp);
+		KUNIT_ASSERT_EQ(test, rsp.type, AMDGPU_UALINK_MSG_NPA_RSP);
+		KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS + 1);
+		greet(test, pod, &next, txn++, FLOOD_HELLOS + 2 + i, true);
+		sync_with(test, pod, &next, txn++);
+		KUNIT_EXPECT_EQ(test, tpod_grants(pod, A), FLOOD_EXPORTS);
+	}
+	held = READ_ONCE(a->dev->walk_visits) - visits - flood;
+	KUNIT_EXPECT_EQ(test, held, FLOOD_HELD_RESTARTS);
+	kunit_info(test, "%u restarts of a peer holding nothing: %lu exports and imports visited; %u restarts holding one grant of %u: %lu\n",
+		   FLOOD_HELLOS, flood, FLOOD_HELD_RESTARTS, FLOOD_EXPORTS + 1, held);
 
 	for (i = 0; i < FLOOD_IMPORTS; i++) {
 		amdgpu_ualink_import_put(imps[i]);

@@ -752,6 +752,8 @@ int amdgpu_ualink_link_init(struct amdgpu_ualink_mbox *mbox, u16 self,
 	spin_lock_init(&mbox->bell_lock);
 	xa_init(&mbox->peers);
 	init_rwsem(&mbox->hw_sem);
+	if (ops->hw_class)
+		lockdep_set_class(&mbox->hw_sem, ops->hw_class);
 	amdgpu_ualink_fault_init(&mbox->fault, self);
 	if (amdgpu_ualink_mbox_set_timeout(mbox, READ_ONCE(mbox_timeout_ms),
 					   READ_ONCE(mbox_retries)))

@@ -16,6 +16,7 @@
 struct amdgpu_ualink_mbox;
 struct amdgpu_ualink_peer;
 struct drm_printer;
+struct lock_class_key;
 
 /* entries of one receive ring */
 #define AMDGPU_UALINK_RING_ENTRIES	64
@@ -44,8 +45,9 @@ struct drm_printer;
  * allocate memory or wait for GPU work when the mailbox may be quiesced
  * from a GPU reset (amdgpu_ualink_mbox_quiesce() waits for the call in
  * progress inside the reset's dma-fence signalling section): amdgpu's
- * transport is registers. The emulated pod's allocates a ring on its first post; it
- * has no GPU reset.
+ * transport is registers. The emulated pod's allocates a ring on its first
+ * post; it has no GPU reset, and its calls have a lockdep class of their
+ * own (@hw_class).
  */
 struct amdgpu_ualink_mbox_ops {
 	/**
@@ -74,6 +76,15 @@ struct amdgpu_ualink_mbox_ops {
 	 * @sender, and ring its doorbell if it waits for room (or always).
 	 */
 	void (*rx_ack)(void *priv, u16 sender, u32 tail);
+	/**
+	 * @hw_class: the lockdep class of the calls into this transport (of
+	 * the rw_semaphore they hold), or NULL for the core's. A transport
+	 * whose calls may allocate, having no GPU reset, gives its own:
+	 * lockdep would otherwise join its allocations to amdgpu's resets,
+	 * which quiesce the mailbox of another device, and still checks
+	 * amdgpu's calls against its resets.
+	 */
+	struct lock_class_key *hw_class;
 };
 
 /**

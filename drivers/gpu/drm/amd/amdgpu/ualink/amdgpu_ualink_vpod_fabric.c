@@ -263,7 +263,11 @@ static void vpod_rx_ack(void *priv, u16 sender, u32 tail)
 		ring_doorbell(node, sender);
 }
 
+/* Our posts allocate rings (see &amdgpu_ualink_mbox_ops.hw_class). */
+static struct lock_class_key vpod_hw_class;
+
 static const struct amdgpu_ualink_mbox_ops vpod_mbox_ops = {
+	.hw_class = &vpod_hw_class,
 	.post = vpod_post,
 	.publish = vpod_publish,
 	.peer_tail = vpod_peer_tail,

@@ -1033,6 +1033,23 @@ struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 }
 
 /**
+ * amdgpu_ualink_dmabuf_gem - the buffer of a UALink import's dma-buf
+ * @dma_buf: any dma-buf; the caller holds a reference
+ *
+ * For KFD, which asks amdgpu what a dma-buf is before it imports it
+ * (amdgpu_amdkfd_get_dmabuf_info()): an import's dma-buf has the UALink
+ * core's &dma_buf_ops, not amdgpu's. The buffer may be of any device, and
+ * of any driver using the core: the caller checks the driver.
+ *
+ * Returns: the GEM object, which @dma_buf holds a reference to, or NULL
+ * if @dma_buf is no UALink import's.
+ */
+struct drm_gem_object *amdgpu_ualink_dmabuf_gem(struct dma_buf *dma_buf)
+{
+	return amdgpu_ualink_dmabuf_obj(dma_buf);
+}
+
+/**
  * amdgpu_ualink_gpuvm_pte - the UALink IP's bits in an import's entries
  * @abo: an imported buffer, in %AMDGPU_PL_NPA
  * @flags: the entry flags amdgpu_vm_bo_update() computed, the GMC's

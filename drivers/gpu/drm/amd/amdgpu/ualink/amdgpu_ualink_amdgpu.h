@@ -171,6 +171,7 @@ struct dma_buf *amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo,
 					       int flags);
 struct drm_gem_object *amdgpu_ualink_gem_prime_import(struct drm_device *dev,
 						      struct dma_buf *dma_buf);
+struct drm_gem_object *amdgpu_ualink_dmabuf_gem(struct dma_buf *dma_buf);
 void amdgpu_ualink_gpuvm_pte(struct amdgpu_bo *abo, u64 *flags);
 u64 amdgpu_ualink_gpuvm_offset(struct amdgpu_bo *abo);
 
@@ -225,6 +226,12 @@ amdgpu_ualink_gem_prime_export(struct amdgpu_bo *abo, int flags)
 
 static inline struct drm_gem_object *
 amdgpu_ualink_gem_prime_import(struct drm_device *dev, struct dma_buf *dma_buf)
+{
+	return NULL;
+}
+
+static inline struct drm_gem_object *
+amdgpu_ualink_dmabuf_gem(struct dma_buf *dma_buf)
 {
 	return NULL;
 }

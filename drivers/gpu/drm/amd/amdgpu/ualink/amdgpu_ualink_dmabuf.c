@@ -469,6 +469,19 @@ int amdgpu_ualink_gem_handle(struct drm_file *file, struct drm_gem_object *obj,
 EXPORT_SYMBOL_GPL(amdgpu_ualink_gem_handle);
 
 /**
+ * amdgpu_ualink_dmabuf_obj - the buffer of an imported buffer's dma-buf
+ * @dma_buf: any dma-buf; the caller holds a reference
+ *
+ * Returns: the GEM object, which @dma_buf holds a reference to, when
+ * @dma_buf is one of ours (of any device); NULL otherwise.
+ */
+struct drm_gem_object *amdgpu_ualink_dmabuf_obj(struct dma_buf *dma_buf)
+{
+	return dma_buf->ops == &ualink_dmabuf_ops ? slot_obj(dma_buf) : NULL;
+}
+EXPORT_SYMBOL_GPL(amdgpu_ualink_dmabuf_obj);
+
+/**
  * amdgpu_ualink_dmabuf_import - PRIME import of an imported buffer's dma-buf
  * @dev: the importing DRM device
  * @dma_buf: any dma-buf
@@ -480,11 +493,10 @@ EXPORT_SYMBOL_GPL(amdgpu_ualink_gem_handle);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,
 						   struct dma_buf *dma_buf)
 {
-	struct drm_gem_object *obj;
+	struct drm_gem_object *obj = amdgpu_ualink_dmabuf_obj(dma_buf);
 
-	if (dma_buf->ops != &ualink_dmabuf_ops)
+	if (!obj)
 		return NULL;
-	obj = slot_obj(dma_buf);
 	if (obj->dev != dev)
 		return ERR_PTR(-EXDEV);
 	drm_gem_object_get(obj);

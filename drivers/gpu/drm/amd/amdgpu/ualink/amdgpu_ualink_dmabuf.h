@@ -54,6 +54,7 @@ int amdgpu_ualink_gem_handle(struct drm_file *file, struct drm_gem_object *obj,
 			     u32 *handle);
 int amdgpu_ualink_gem_fd(struct drm_file *file, struct drm_gem_object *obj,
 			 u32 flags);
+struct drm_gem_object *amdgpu_ualink_dmabuf_obj(struct dma_buf *dma_buf);
 struct drm_gem_object *amdgpu_ualink_dmabuf_import(struct drm_device *dev,
 						   struct dma_buf *dma_buf);
 void amdgpu_ualink_dmabuf_move_notify(struct amdgpu_ualink_dmabuf_slot *slot);

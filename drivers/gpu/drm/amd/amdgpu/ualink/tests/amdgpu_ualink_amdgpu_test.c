@@ -332,6 +332,9 @@ struct fake_node {
 	atomic_t denies;
 	struct fake_ring rx;	/* the peer's ring here */
 	struct page **vram;	/* the vehicle's view of its VRAM */
+	/* the vehicle's GMC: gmc_v9's, but for the TLB flushes it counts */
+	struct amdgpu_gmc_funcs gmc_funcs;
+	atomic_t tlb_flushes;
 	/*
 	 * the vehicle's look at the importer when we deny it, that is once
 	 * it released the range: called from our mailbox's worker

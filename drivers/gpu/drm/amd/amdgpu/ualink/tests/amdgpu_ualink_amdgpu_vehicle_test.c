@@ -20,7 +20,8 @@
  * What is fake: no ring, no SDMA (the page-table entities' scheduler
  * fails any job), no GART table (GTT buffers get no GART
  * address), no display, no interrupt handler other than the UALink
- * source, VRAM that is kernel memory. CPU faults on VRAM mappings must
+ * source, VRAM that is kernel memory, GPUVM TLB flushes (by PASID, which
+ * compute VMs ask for through a fence) that are counted, not done. CPU faults on VRAM mappings must
  * not happen here (amdgpu would map the aperture's physical address).
  * Included at the end of amdgpu_ualink_amdgpu.c, after
  * amdgpu_ualink_amdgpu_test.c, whose fake IP it uses.
@@ -41,6 +42,7 @@
 #include <drm/drm_prime.h>
 #include <drm/gpu_scheduler.h>
 
+#include "amdgpu_amdkfd.h"
 #include "amdgpu_drv.h"
 #include "amdgpu_gem.h"
 #include "amdgpu_job.h"
@@ -48,6 +50,9 @@
 #include "amdgpu_seq64.h"
 #include "amdgpu_vm.h"
 #include "gmc_v9_0.h"
+#if IS_ENABLED(CONFIG_HSA_AMD)
+#include "kfd_priv.h"
+#endif
 
 /*
  * VRAM as the memory manager sees it, and the part of it the CPU's view
@@ -65,6 +70,13 @@
 static void vehicle_flush_hdp(struct amdgpu_device *adev,
 			      struct amdgpu_ring *ring)
 {
+}
+
+/* A GPUVM TLB flush by PASID: gmc_v9's writes registers, here only counted. */
+static void vehicle_flush_tlb_pasid(struct amdgpu_device *adev, u16 pasid,
+				    u32 flush_type, bool all_hub, u32 inst)
+{
+	atomic_inc(&fake_node(adev)->tlb_flushes);
 }
 
 static const struct amdgpu_asic_funcs vehicle_asic = {
@@ -269,6 +281,9 @@ static struct fake_node *vehicle_create(struct kunit *test, const char *name,
 	/* a Vega10's memory controller functions and VM manager */
 	gmc.adev = adev;
 	KUNIT_ASSERT_EQ(test, gmc_v9_0_ip_block.funcs->early_init(&gmc), 0);
+	node->gmc_funcs = *adev->gmc.gmc_funcs;
+	node->gmc_funcs.flush_gpu_tlb_pasid = vehicle_flush_tlb_pasid;
+	adev->gmc.gmc_funcs = &node->gmc_funcs;
 	/* the address masks gmc_v9_0's sw_init sets, which cannot run here */
 	adev->gmc.mc_mask = 0xffffffffffffULL;
 	adev->gmc.pte_addr_mask = 0x0000fffffffff000ULL;
@@ -786,6 +801,7 @@ struct vehicle_deny_probe {
 	atomic_t denies;	/* of the importer */
 	atomic_t valid;		/* of those, with a valid entry at @va */
 	atomic_t unwalked;	/* of those, with a walk that failed */
+	atomic_t flushes;	/* the importer's TLB flushes at the last */
 };
 
 static void vehicle_deny_probe(struct fake_node *self, u16 importer)
@@ -796,6 +812,7 @@ static void vehicle_deny_probe(struct fake_node *self, u16 importer)
 
 	if (importer != p->importer->id)
 		return;
+	atomic_set(&p->flushes, atomic_read(&p->importer->tlb_flushes));
 	atomic_inc(&p->denies);
 	if (!vehicle_walk_raw(&p->importer->adev, p->vm, p->va, &level, &e))
 		atomic_inc(&p->unwalked);
@@ -835,6 +852,27 @@ static void vehicle_deny_probe_off(void *data)
 
 	WRITE_ONCE(a->on_deny, NULL);
 	amdgpu_ualink_dev_flush(&a->adev.ualink->udev);
+}
+
+/* @exporter's look at @importer's @vm when it denies it, until the test ends. */
+static struct vehicle_deny_probe *vehicle_deny_probe_on(struct kunit *test,
+							struct fake_node *exporter,
+							struct fake_node *importer,
+							struct amdgpu_vm *vm)
+{
+	/* the test's memory: the probe outlives the caller */
+	struct vehicle_deny_probe *probe = kunit_kzalloc(test, sizeof(*probe),
+							 GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, probe);
+	probe->importer = importer;
+	probe->vm = vm;
+	exporter->on_deny_data = probe;
+	WRITE_ONCE(exporter->on_deny, vehicle_deny_probe);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							vehicle_deny_probe_off,
+							exporter), 0);
+	return probe;
 }
 
 struct vehicle_gpuvm_case {
@@ -915,16 +953,7 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 	fa = vehicle_open(test, a);
 	fb = vehicle_open(test, b);
 	fpriv = fb->driver_priv;
-	/* the test's memory: the probe outlives this function */
-	probe = kunit_kzalloc(test, sizeof(*probe), GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, probe);
-	probe->importer = b;
-	probe->vm = &fpriv->vm;
-	a->on_deny_data = probe;
-	WRITE_ONCE(a->on_deny, vehicle_deny_probe);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							vehicle_deny_probe_off,
-							a), 0);
+	probe = vehicle_deny_probe_on(test, a, b, &fpriv->vm);
 	for (i = 0; i < ARRAY_SIZE(maps); i++) {
 		ga = vehicle_gem_create(test, fa, maps[i].size,
 					AMDGPU_GEM_DOMAIN_VRAM,
@@ -1010,6 +1039,232 @@ static void ualink_vehicle_gpuvm(struct kunit *test)
 		KUNIT_EXPECT_FALSE(test, e & AMDGPU_PTE_VALID);
 	}
 }
+
+#if IS_ENABLED(CONFIG_HSA_AMD)
+/* A KFD process, as far as amdgpu's KFD functions look at it. */
+struct vehicle_kfd {
+	struct amdgpu_device *adev;
+	struct kfd_process *p;
+	struct drm_file *render;	/* the process's render node file */
+	struct kgd_mem *mem[2];
+	bool mapped[2];
+};
+
+/* What the process still holds when the test ends, as KFD frees it. */
+static void vehicle_kfd_fini(void *data)
+{
+	struct vehicle_kfd *k = data;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(k->mem); i++) {
+		if (!k->mem[i])
+			continue;
+		if (k->mapped[i])
+			amdgpu_amdkfd_gpuvm_unmap_memory_from_gpu(k->adev, k->mem[i],
+								  k->render);
+		amdgpu_amdkfd_gpuvm_free_memory_of_gpu(k->adev, k->mem[i],
+						       k->render, NULL);
+	}
+	flush_delayed_fput();
+	dma_fence_put(rcu_dereference_protected(k->p->ef, true));
+	/* KFD's DRM client goes with the device */
+	k->adev->kfd.client.file = NULL;
+}
+
+/*
+ * @node's KFD process, with @render's VM its compute VM, as KFD acquires
+ * it when the process opens the render node through KFD (kfd_process.c),
+ * and KFD's DRM client, whose file holds the GEM handles of what KFD
+ * imports. That client is a drm_client of a modesetting device, which the
+ * vehicle is not: another file of the device stands in for its file.
+ */
+static struct vehicle_kfd *vehicle_kfd(struct kunit *test,
+				       struct fake_node *node,
+				       struct drm_file *render)
+{
+	struct amdgpu_fpriv *fpriv = render->driver_priv;
+	struct vehicle_kfd *k = kunit_kzalloc(test, sizeof(*k), GFP_KERNEL);
+	struct dma_fence *ef = NULL;
+
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	k->p = kunit_kzalloc(test, sizeof(*k->p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, k->p);
+	/* the eviction fence holds the process's mm: the test's */
+	vehicle_user_page(test);
+	k->adev = &node->adev;
+	k->render = render;
+	k->adev->kfd.client.file = vehicle_open(test, node);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_kfd_fini,
+							k), 0);
+	KUNIT_ASSERT_EQ(test, amdgpu_amdkfd_gpuvm_acquire_process_vm(k->adev,
+								     &fpriv->vm,
+								     &k->p->kgd_process_info,
+								     &ef), 0);
+	RCU_INIT_POINTER(k->p->ef, ef);
+	KUNIT_EXPECT_TRUE(test, fpriv->vm.is_compute_context);
+	return k;
+}
+
+/*
+ * KFD_IOC_IMPORT_DMABUF and KFD_IOC_MAP_MEMORY_TO_GPU of @fd at @va, and
+ * the wait ROCr makes after the map.
+ */
+static void vehicle_kfd_import_map(struct kunit *test, struct vehicle_kfd *k,
+				   unsigned int i, int fd, u64 va)
+{
+	struct kgd_mem *mem;
+	u64 size = 0, offset;
+
+	/* KFD leaves @mem pointing at what it freed when the import fails */
+	KUNIT_ASSERT_EQ(test, amdgpu_amdkfd_gpuvm_import_dmabuf_fd(k->adev, fd,
+								   va, k->render,
+								   &mem, &size,
+								   &offset), 0);
+	k->mem[i] = mem;
+	KUNIT_EXPECT_EQ(test, size, SZ_2M);
+	KUNIT_ASSERT_EQ(test, amdgpu_amdkfd_gpuvm_map_memory_to_gpu(k->adev,
+								    k->mem[i],
+								    k->render), 0);
+	k->mapped[i] = true;
+	KUNIT_EXPECT_EQ(test, amdgpu_amdkfd_gpuvm_sync_memory(k->adev, k->mem[i],
+							      false), 0);
+}
+
+/* A file descriptor of the test's, closed when the test ends if not before. */
+static void vehicle_fd_close(void *data)
+{
+	int *fd = data;
+
+	if (*fd < 0)
+		return;
+	close_fd(*fd);
+	*fd = -1;
+	flush_delayed_fput();
+}
+
+/* The UALink import op: @file's import of @h, as a dma-buf fd. */
+static int *vehicle_import_fd(struct kunit *test, struct fake_node *node,
+			      struct drm_file *file,
+			      struct drm_amdgpu_ualink_handle h)
+{
+	struct drm_amdgpu_ualink args = {
+		.op = AMDGPU_UALINK_OP_IMPORT,
+		.u.imp.handle = h,
+		.u.imp.flags = AMDGPU_UALINK_IMPORT_CLOEXEC,
+	};
+	int *fd = kunit_kzalloc(test, sizeof(*fd), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, fd);
+	KUNIT_ASSERT_EQ(test, amdgpu_ualink_ioctl_amdgpu(&node->adev.ddev,
+							 &args, file), 0);
+	*fd = args.u.imp.fd;
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, vehicle_fd_close,
+							fd), 0);
+	return fd;
+}
+
+/*
+ * ROCm's path to an import, run by amdgpu's KFD functions on a KFD
+ * process of B whose compute VM is B's render file's. ROCr takes the
+ * import's dma-buf fd from the UALink import op, asks KFD what it is
+ * (AMDKFD_IOC_GET_DMABUF_INFO), imports it (AMDKFD_IOC_IMPORT_DMABUF) and
+ * maps it (AMDKFD_IOC_MAP_MEMORY_TO_GPU): KFD reports B's VRAM, never
+ * CPU-visible, and the entry is the IP's, as for a render-node mapping.
+ *
+ * A's buffer goes: the revocation takes the import out of the compute
+ * VM, flushing its TLB (a compute VM's update fence is a TLB flush), and
+ * asks KFD to evict the process (its eviction fence is on the buffer)
+ * before A hears NPA_RELEASE. KFD's restore after an eviction then
+ * validates and maps the process's buffers again: a live import is
+ * mapped, the revoked one stays unmapped and in its dead resource.
+ */
+static void ualink_vehicle_kfd(struct kunit *test)
+{
+	const u64 va = 0x2000000000ULL, va_live = 0x2040000000ULL;
+	struct drm_amdgpu_ualink_handle h, h_live;
+	struct amdgpu_device *dmabuf_adev = NULL;
+	struct vehicle_deny_probe *probe;
+	struct drm_file *fa, *fb;
+	struct fake_node *a, *b;
+	struct amdgpu_fpriv *fpriv;
+	struct dma_fence *ef;
+	struct vehicle_kfd *k;
+	u32 ga, ga_live, flags = 0, level;
+	int *fd, *fd_live, flushes;
+	struct amdgpu_bo *imp;
+	u64 size = 0, e;
+	s8 xcp_id;
+
+	vehicle_pair(test, &a, &b);
+	fa = vehicle_open(test, a);
+	fb = vehicle_open(test, b);
+	fpriv = fb->driver_priv;
+	k = vehicle_kfd(test, b, fb);
+	probe = vehicle_deny_probe_on(test, a, b, &fpriv->vm);
+
+	ga = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	h = vehicle_export(test, fa, ga);
+	ga_live = vehicle_gem_create(test, fa, SZ_2M, AMDGPU_GEM_DOMAIN_VRAM,
+				     AMDGPU_GEM_CREATE_NO_CPU_ACCESS);
+	h_live = vehicle_export(test, fa, ga_live);
+	fd = vehicle_import_fd(test, b, fb, h);
+	fd_live = vehicle_import_fd(test, b, fb, h_live);
+
+	/* GET_DMABUF_INFO: B's device memory, which no CPU reaches */
+	KUNIT_ASSERT_EQ(test, amdgpu_amdkfd_get_dmabuf_info(&a->adev, *fd,
+							    &dmabuf_adev, &size,
+							    NULL, 0, NULL,
+							    &flags, &xcp_id), 0);
+	KUNIT_EXPECT_PTR_EQ(test, dmabuf_adev, &b->adev);
+	KUNIT_EXPECT_EQ(test, size, SZ_2M);
+	KUNIT_EXPECT_EQ(test, flags, KFD_IOC_ALLOC_MEM_FLAGS_VRAM);
+
+	vehicle_kfd_import_map(test, k, 0, *fd, va);
+	vehicle_kfd_import_map(test, k, 1, *fd_live, va_live);
+	/* ROCr may close them: KFD holds the imports */
+	vehicle_fd_close(fd);
+	vehicle_fd_close(fd_live);
+	imp = k->mem[0]->bo;
+	KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
+	e = vehicle_walk(test, &b->adev, &fpriv->vm, va, &level);
+	KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_VALID);
+	KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_WRITEABLE);
+	KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL,
+			amdgpu_bo_gpu_offset_no_check(imp) + FAKE_GPUVM_OFFSET);
+	KUNIT_EXPECT_EQ(test, e & FAKE_GPUVM_MASK, FAKE_GPUVM_PTE);
+	ef = rcu_dereference_protected(k->p->ef, true);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(ef));
+
+	/* A's buffer goes: out of the compute VM before A hears of it */
+	flushes = atomic_read(&b->tlb_flushes);
+	vehicle_probe_reset(probe, va);
+	KUNIT_EXPECT_EQ(test, vehicle_close(fa, ga), 0);
+	vehicle_wait_denied(test, probe, 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&probe->unwalked), 0);
+	KUNIT_EXPECT_EQ_MSG(test, atomic_read(&probe->valid), 0,
+			    "B's compute VM still mapped the range when A heard NPA_RELEASE");
+	KUNIT_EXPECT_GT_MSG(test, atomic_read(&probe->flushes), flushes,
+			    "no TLB flush of the compute VM before NPA_RELEASE");
+	KUNIT_EXPECT_TRUE_MSG(test, dma_fence_is_signaled(ef),
+			      "KFD was not asked to evict the process");
+
+	/* KFD's restore: the live import mapped, the revoked one not */
+	KUNIT_EXPECT_EQ(test, amdgpu_amdkfd_gpuvm_restore_process_bos(k->p->kgd_process_info,
+								      &k->p->ef), 0);
+	KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
+	KUNIT_EXPECT_EQ(test, amdgpu_ualink_npa_res_npa(imp->tbo.resource), 0);
+	e = vehicle_walk(test, &b->adev, &fpriv->vm, va, &level);
+	KUNIT_EXPECT_FALSE(test, e & AMDGPU_PTE_VALID);
+	e = vehicle_walk(test, &b->adev, &fpriv->vm, va_live, &level);
+	KUNIT_EXPECT_TRUE(test, e & AMDGPU_PTE_VALID);
+	KUNIT_EXPECT_EQ(test, e & 0x0000fffffffff000ULL,
+			amdgpu_bo_gpu_offset_no_check(k->mem[1]->bo) +
+			FAKE_GPUVM_OFFSET);
+	KUNIT_EXPECT_FALSE(test, dma_fence_is_signaled(rcu_dereference_protected(k->p->ef,
+										 true)));
+}
+#endif
 
 /* GPU work on a buffer: a fence that signals a while after it is armed. */
 struct vehicle_job {
@@ -2011,6 +2266,9 @@ static struct kunit_case amdgpu_ualink_vehicle_cases[] = {
 	KUNIT_CASE_SLOW(ualink_vehicle_pod_events),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_last_reference),
 	KUNIT_CASE_SLOW(ualink_vehicle_revoke_fd_only),
+#if IS_ENABLED(CONFIG_HSA_AMD)
+	KUNIT_CASE_SLOW(ualink_vehicle_kfd),
+#endif
 	{}
 };
 

@@ -208,7 +208,10 @@ static const struct dma_buf_ops plain_ops = {
 	.release = plain_release,
 };
 
-/* PRIME import: our own device gets the object back, another is refused. */
+/*
+ * PRIME import: our own device gets the object back, another is refused.
+ * The object of a dma-buf of ours is known whatever the device (for KFD).
+ */
 static void dmabuf_prime_import(struct kunit *test)
 {
 	struct dmabuf_test *t = test->priv;
@@ -222,6 +225,7 @@ static void dmabuf_prime_import(struct kunit *test)
 		drm_gem_object_put(obj);
 	KUNIT_EXPECT_EQ(test, PTR_ERR(amdgpu_ualink_dmabuf_import(t->other, t->dma_buf)),
 			-EXDEV);
+	KUNIT_EXPECT_PTR_EQ(test, amdgpu_ualink_dmabuf_obj(t->dma_buf), t->obj);
 
 	/* a dma-buf that is not an import's: for the driver's own import */
 	info.ops = &plain_ops;
@@ -231,6 +235,7 @@ static void dmabuf_prime_import(struct kunit *test)
 	other = dma_buf_export(&info);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
 	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_import(t->drm, other));
+	KUNIT_EXPECT_NULL(test, amdgpu_ualink_dmabuf_obj(other));
 	dma_buf_put(other);
 }
 

@@ -1170,6 +1170,7 @@ static int *vehicle_import_fd(struct kunit *test, struct fake_node *node,
  * (AMDKFD_IOC_GET_DMABUF_INFO), imports it (AMDKFD_IOC_IMPORT_DMABUF) and
  * maps it (AMDKFD_IOC_MAP_MEMORY_TO_GPU): KFD reports B's VRAM, never
  * CPU-visible, and the entry is the IP's, as for a render-node mapping.
+ * A compute VM of the same process on A, the exporter, cannot map it.
  *
  * A's buffer goes: the revocation takes the import out of the compute
  * VM, flushing its TLB (a compute VM's update fence is a TLB flush), and
@@ -1184,9 +1185,9 @@ static void ualink_vehicle_kfd(struct kunit *test)
 	struct drm_amdgpu_ualink_handle h, h_live;
 	struct amdgpu_device *dmabuf_adev = NULL;
 	struct vehicle_deny_probe *probe;
-	struct drm_file *fa, *fb;
+	struct drm_file *fa, *fb, *other;
 	struct fake_node *a, *b;
-	struct amdgpu_fpriv *fpriv;
+	struct amdgpu_fpriv *fpriv, *fpriv_a;
 	struct dma_fence *ef;
 	struct vehicle_kfd *k;
 	u32 ga, ga_live, flags = 0, level;
@@ -1219,12 +1220,30 @@ static void ualink_vehicle_kfd(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, dmabuf_adev, &b->adev);
 	KUNIT_EXPECT_EQ(test, size, SZ_2M);
 	KUNIT_EXPECT_EQ(test, flags, KFD_IOC_ALLOC_MEM_FLAGS_VRAM);
+	/* without partitions, KFD names the GPU by its node 0 */
+	KUNIT_EXPECT_EQ(test, xcp_id, 0);
 
 	vehicle_kfd_import_map(test, k, 0, *fd, va);
 	vehicle_kfd_import_map(test, k, 1, *fd_live, va_live);
 	/* ROCr may close them: KFD holds the imports */
 	vehicle_fd_close(fd);
 	vehicle_fd_close(fd_live);
+
+	/*
+	 * A process with both GPUs: only B, the importer, reaches the
+	 * memory; KFD's map into A's compute VM attaches the dma-buf to A,
+	 * which the core refuses
+	 */
+	other = vehicle_open(test, a);
+	fpriv_a = other->driver_priv;
+	KUNIT_ASSERT_EQ(test, amdgpu_amdkfd_gpuvm_acquire_process_vm(&a->adev,
+								     &fpriv_a->vm,
+								     &k->p->kgd_process_info,
+								     NULL), 0);
+	KUNIT_EXPECT_EQ(test, amdgpu_amdkfd_gpuvm_map_memory_to_gpu(&a->adev,
+								    k->mem[0],
+								    other),
+			-EXDEV);
 	imp = k->mem[0]->bo;
 	KUNIT_EXPECT_EQ(test, imp->tbo.resource->mem_type, AMDGPU_PL_NPA);
 	e = vehicle_walk(test, &b->adev, &fpriv->vm, va, &level);

@@ -9,7 +9,10 @@
 #   - every ring of every pair: producer and consumer indices (random,
 #     backwards, far ahead, all ones), the "waiting" flag, and slots
 #     (random bytes, or a live message with bits flipped);
-#   - the header's counters (boots, refused) of every accelerator;
+#   - the header's counters (boots, refused) of every accelerator, and
+#     its access in flight (a random count and owner, or an odd count
+#     naming a live accelerator as the owner: that owner's shootdowns of
+#     it wait, bounded, until the requester's next access rewrites it);
 #   - everything of the accelerators named dead (--dead): the root of
 #     their page tables, their table pool (entries pointing anywhere in
 #     the region, at their own table, past device memory) and their
@@ -33,7 +36,7 @@ import sys
 import time
 
 MAGIC = 0x6b6c6175	# "ualk"
-VERSION = 4
+VERSION = 5
 PAGE = 4096
 RING_ENTRIES = 64
 MSG_SIZE = 64
@@ -43,9 +46,10 @@ PT_PAGES = 256
 ACL_PAGES = 4
 MAX_NODES = 16
 # header: magic, version, num_nodes, pt_pages, vpod_size, pad, vram_size,
-# then per accelerator root (u64), boots (u32), refused (u32)
+# then per accelerator root (u64), boots (u32), refused (u32),
+# access_seq (u32), access_owner (u32)
 HDR_NODE = 32
-HDR_NODE_SIZE = 16
+HDR_NODE_SIZE = 24
 ACL_SLOT = 8 + 16 + 1024 // 8
 
 
@@ -129,6 +133,16 @@ def main():
                 rnd.getrandbits(32))
             counts['header-counter'] = counts.get('header-counter', 0) + 1
 
+        def fuzz_access():
+            node = rnd.randrange(n)
+            off = HDR_NODE + node * HDR_NODE_SIZE + 16
+            if rnd.random() < 0.5:
+                u32(off + 4, rnd.randrange(n))
+                u32(off, rnd.getrandbits(32) | 1)
+            else:
+                u32(off + rnd.choice([0, 4]), rnd.getrandbits(32))
+            counts['header-access'] = counts.get('header-access', 0) + 1
+
         def pt_value(node):
             pool = node_off + node * node_stride
             page = pool + rnd.randrange(PT_PAGES) * PAGE
@@ -169,7 +183,8 @@ def main():
             u32(acl + rnd.randrange(4) * ACL_SLOT, rnd.getrandbits(32) | 1)
             counts['live-access-seq'] = counts.get('live-access-seq', 0) + 1
 
-        kinds = [fuzz_index, fuzz_waiting, fuzz_slot, fuzz_slot, fuzz_counter]
+        kinds = [fuzz_index, fuzz_waiting, fuzz_slot, fuzz_slot, fuzz_counter,
+                 fuzz_access]
         if live:
             kinds += [fuzz_live_seq]
         if dead:

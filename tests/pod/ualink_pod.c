@@ -57,7 +57,12 @@
  *    the three others'; the host kills w and x at once. Y and z, in
  *    different kernels, find both lost, drop their grants to them, see
  *    their imports of them fault, keep reading each other's buffer and
- *    import each other's new ones; then release everything (guest_quad()).
+ *    import each other's new ones. Z exports a third buffer, which y
+ *    imports; y's read of it waits in flight past z's check (debugfs
+ *    access_hold) while z ends the export, which waits for the read before
+ *    the memory goes; the read gets the buffer's bytes and the next is
+ *    refused (quad_owner_waits()). Then the region is fuzzed, and they
+ *    release everything (guest_quad()).
  *
  * Every step prints what it saw, counts before, during and after; the exit
  * status is 0 only when every check held.
@@ -70,6 +75,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1154,6 +1160,217 @@ static int dmesg_says(const char *text)
 
 static const char quad_roles[] = "wxyz";
 
+/*
+ * An access in flight when its grant goes, in the owner's kernel (z,
+ * accelerator 3): it exports a buffer, which y imports; once y's read of
+ * it waits in flight, z ends the export. The end must wait for that read
+ * before the memory goes: the shootdown finds the read announced in the
+ * region. Meanwhile z makes a new buffer, which would take the memory
+ * were it free already, and y's read would return its bytes. Then a read
+ * that does not end: z's wait gives up after a quarter of its mailbox
+ * timeout, the shootdown fails and the export ends.
+ */
+/* A counter of the ualink/ sysfs directory of @fd's device. */
+static long sysfs_count(int fd, const char *attr)
+{
+	char buf[64];
+	int ret = ualink_sysfs_read(fd, attr, buf, sizeof(buf));
+
+	if (ret < 0)
+		die(attr, ret);
+	return strtol(buf, NULL, 10);
+}
+
+static void quad_owner_waits(int fd)
+{
+	char text[UALINK_HANDLE_STRLEN], line[64];
+	unsigned int gem = filled_buffer(fd, 0x63), gem4;
+	long waits, now_waits, timeouts, pins, gaveup, left, errors;
+	int status;
+	double t;
+	pid_t pid;
+
+	check(export(fd, gem, text) == 3, "inflight-export",
+	      "accelerator 3 exported %s", text);
+	put("z.handle3", text);
+	get("y.held", line, sizeof(line));
+	waits = count(3, "shootdown_waits");
+	timeouts = count(3, "shootdown_timeouts");
+	pins = count(3, "pins");
+	/* the export ends with its last handle; the close may wait for it */
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid)
+		_exit(drmCloseBufferHandle(fd, gem) ? 1 : 0);
+	t = now_s();
+	do {
+		usleep(20 * 1000);
+		now_waits = count(3, "shootdown_waits");
+		left = count(3, "pins");
+	} while (now_waits == waits && left == pins && now_s() < t + 30);
+	check(now_waits == waits + 1 && left == pins, "inflight-revoke-waits",
+	      "the end of accelerator 3's export waits for accelerator 2's read in flight, the buffer still pinned (shootdown waits %ld -> %ld, pins %ld -> %ld)",
+	      waits, now_waits, pins, left);
+	gem4 = filled_buffer(fd, 0x64);
+	put("z.waiting", "1");
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	check(WIFEXITED(status) && !WEXITSTATUS(status), "inflight-handle-closed",
+	      "the export's GEM handle is closed");
+	left = wait_count(3, "pins", pins - 1);
+	check(left == pins - 1, "inflight-unpinned",
+	      "once the read ended, the export ends: %ld pins left of %ld",
+	      left, pins);
+	check(count(3, "shootdown_timeouts") == timeouts, "inflight-no-timeout",
+	      "no shootdown of accelerator 3 gave up waiting (%ld)",
+	      count(3, "shootdown_timeouts"));
+	drmCloseBufferHandle(fd, gem4);
+
+	/*
+	 * The same with a read that does not end (y's kernel hung, or lying
+	 * in the region): the wait is bounded by a quarter of the mailbox
+	 * timeout (5 s here), then the shootdown fails and the export ends
+	 * all the same.
+	 */
+	gem = filled_buffer(fd, 0x65);
+	check(export(fd, gem, text) == 3, "hung-export", "accelerator 3 exported %s", text);
+	put("z.handle5", text);
+	get("y.held5", line, sizeof(line));
+	waits = count(3, "shootdown_waits");
+	timeouts = count(3, "shootdown_timeouts");
+	pins = count(3, "pins");
+	errors = sysfs_count(fd, "shootdown_errors");
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid)
+		_exit(drmCloseBufferHandle(fd, gem) ? 1 : 0);
+	check(wait_count(3, "shootdown_waits", waits + 1) == waits + 1, "hung-revoke-waits",
+	      "the end of the export waits for accelerator 2's read in flight");
+	t = now_s();
+	gaveup = wait_count(3, "shootdown_timeouts", timeouts + 1);
+	t = now_s() - t;
+	left = wait_count(3, "pins", pins - 1);
+	/* a quarter of the 5 s timeout: well within the peers' own */
+	check(gaveup == timeouts + 1 && t < 4 && left == pins - 1,
+	      "hung-wait-bounded",
+	      "it gives up %.1f s later (a quarter of the 5 s timeout), and the export ends: %ld pins left of %ld",
+	      t, left, pins);
+	check(sysfs_count(fd, "shootdown_errors") == errors + 1, "hung-shootdown-failed",
+	      "the core counts the shootdown as unacknowledged (shootdown_errors %ld -> %ld)",
+	      errors, sysfs_count(fd, "shootdown_errors"));
+	put("z.gaveup", "1");
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+}
+
+/* Whether accelerator @id has @n accesses waiting on its access_hold. */
+static int access_held(unsigned int id, int n)
+{
+	char path[96];
+	int on = -1, waiting = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/access_hold", id);
+	f = fopen(path, "r");
+	if (!f)
+		die(path, errno);
+	if (fscanf(f, "%d %d", &on, &waiting) != 2)
+		waiting = -1;
+	fclose(f);
+	return waiting == n;
+}
+
+/*
+ * The importer's side of quad_owner_waits(), in y (accelerator 2): a read
+ * in flight that ends when z waits for it, then one that outlives z's
+ * wait.
+ */
+static void quad_access_in_flight(int fd)
+{
+	unsigned int gem, word = 0, want;
+	unsigned long long npa;
+	int dmabuf, result[2], ret;
+	char line[128], path[512];
+	int status;
+	double t;
+	pid_t pid;
+
+	get("z.handle3", line, sizeof(line));
+	gem = import(fd, line, &dmabuf, "inflight-import");
+	npa = state_npa(2, "import", line);
+	check_npa_reads(2, npa, 0x63, "inflight-reads-before", "granted");
+	node_write(2, "access_hold", "1\n");
+	if (pipe(result))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		close(result[0]);
+		ret = npa_read(2, npa, &word);
+		_exit(write(result[1], &ret, sizeof(ret)) != sizeof(ret) ||
+		      write(result[1], &word, sizeof(word)) != sizeof(word));
+	}
+	close(result[1]);	/* a child that died makes the read below fail */
+	t = now_s();
+	while (!access_held(2, 1) && now_s() < t + 30)
+		usleep(20 * 1000);
+	check(access_held(2, 1), "inflight-held",
+	      "accelerator 2's read of accelerator 3's buffer passed the check and waits in flight");
+	put("y.held", "1");
+	/* z waits a quarter of its 5 s timeout for the read: poll quickly */
+	snprintf(path, sizeof(path), "%s/z.waiting", dir);
+	t = now_s();
+	while (access(path, F_OK) && now_s() < t + WAIT_S)
+		usleep(10 * 1000);
+	node_write(2, "access_hold", "0\n");
+	if (read(result[0], &ret, sizeof(ret)) != sizeof(ret) ||
+	    read(result[0], &word, sizeof(word)) != sizeof(word))
+		die("the read in flight", EIO);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	close(result[0]);
+	fill(&want, sizeof(want), 0x63);
+	check(!ret && word == want, "inflight-read-completes",
+	      "the read in flight gets the bytes of the buffer it was granted: %s",
+	      ret ? strerror(-ret) : word == want ? "the pattern" : "other bytes");
+	ret = npa_read(2, npa, &word);
+	check(ret == -ENODEV, "inflight-then-refused",
+	      "the next read of that NPA is refused: %s",
+	      ret ? strerror(-ret) : "it reads");
+	drmCloseBufferHandle(fd, gem);
+	close(dmabuf);
+
+	/* a read that outlives z's wait: whatever it reads is not checked */
+	get("z.handle5", line, sizeof(line));
+	gem = import(fd, line, &dmabuf, "hung-import");
+	npa = state_npa(2, "import", line);
+	check_npa_reads(2, npa, 0x65, "hung-reads-before", "granted");
+	node_write(2, "access_hold", "1\n");
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid)
+		_exit(npa_read(2, npa, &word) == -ENODEV);
+	t = now_s();
+	while (!access_held(2, 1) && now_s() < t + 30)
+		usleep(20 * 1000);
+	check(access_held(2, 1), "hung-held", "accelerator 2's read waits in flight");
+	put("y.held5", "1");
+	get("z.gaveup", line, sizeof(line));
+	node_write(2, "access_hold", "0\n");
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	ret = npa_read(2, npa, &word);
+	check(ret == -ENODEV, "hung-then-refused",
+	      "the next read of that NPA is refused: %s",
+	      ret ? strerror(-ret) : "it reads");
+	drmCloseBufferHandle(fd, gem);
+	close(dmabuf);
+}
+
 /* Ring indices of ours another kernel overwrote, which the poller wrote back. */
 static long rings_healed(void)
 {
@@ -1269,6 +1486,11 @@ static void guest_quad(const char *role)
 	close(dmabuf2);
 	drmCloseBufferHandle(fd, imp[other]);
 	close(dmabuf[other]);
+	wait_count(me, "imports", 0);
+	if (me == 3)
+		quad_owner_waits(fd);
+	else
+		quad_access_in_flight(fd);
 	wait_count(me, "imports", 0);
 
 	/*

@@ -76,6 +76,24 @@ struct amdgpu_ualink_vpod_ring {
 };
 
 /**
+ * struct amdgpu_ualink_vpod_hold - a debugfs switch that makes an operation wait
+ *
+ * For tests: an operation that meets the switch on waits, interruptibly,
+ * until it is turned off (amdgpu_ualink_vpod_hold_wait()).
+ */
+struct amdgpu_ualink_vpod_hold {
+	/**
+	 * @on: written by debugfs, read without a lock; turned off with a
+	 * wake-up of @wq
+	 */
+	u32 on;
+	/** @waiters: operations waiting now */
+	atomic_t waiters;
+	/** @wq: where they wait */
+	wait_queue_head_t wq;
+};
+
+/**
  * struct amdgpu_ualink_vpod_node - one emulated accelerator
  */
 struct amdgpu_ualink_vpod_node {
@@ -172,6 +190,27 @@ struct amdgpu_ualink_vpod_node {
 	 * debugfs ``refuse_access``, read and decremented under @access_lock
 	 */
 	u32 refuse_access;
+	/**
+	 * @remote_lock: in a pod that spans kernels, held across each of
+	 * our accesses to another kernel's memory: one at a time, as the
+	 * region's slot that announces it holds one
+	 * (amdgpu_ualink_vpod_shm_access_begin())
+	 */
+	struct mutex remote_lock;
+	/**
+	 * @access_hold: debugfs ``access_hold``: an access of ours to
+	 * another kernel's memory that passed the owner's check and walked
+	 * its tables waits before it copies, as one in flight would
+	 */
+	struct amdgpu_ualink_vpod_hold access_hold;
+	/**
+	 * @shootdown_waits: our shootdowns of another kernel's accelerator
+	 * that found one of its accesses to our memory in flight and waited
+	 * for its end (counted when the wait starts)
+	 */
+	atomic64_t shootdown_waits;
+	/** @shootdown_timeouts: those of them that gave up waiting */
+	atomic64_t shootdown_timeouts;
 	/** @faults: accesses to our window the fabric refused */
 	atomic64_t faults;
 	/**
@@ -214,15 +253,10 @@ struct amdgpu_ualink_vpod_node {
 	/** @fill_lock: protects @fill */
 	struct mutex fill_lock;
 	/**
-	 * @pin_hold: debugfs ``pin_hold``: while set, a pin for an export
-	 * waits (interruptibly), as one waiting for an eviction would; read
-	 * without a lock, cleared with a wake-up of @pin_wq
+	 * @pin_hold: debugfs ``pin_hold``: a pin for an export waits, as one
+	 * waiting for an eviction would
 	 */
-	u32 pin_hold;
-	/** @pin_waiters: pins waiting on @pin_hold now */
-	atomic_t pin_waiters;
-	/** @pin_wq: where they wait */
-	wait_queue_head_t pin_wq;
+	struct amdgpu_ualink_vpod_hold pin_hold;
 };
 
 /**
@@ -310,8 +344,9 @@ struct amdgpu_ualink_vpod_node *amdgpu_ualink_vpod_node(u16 id);
 bool amdgpu_ualink_vpod_member(void *priv, u16 peer);
 void amdgpu_ualink_vpod_active(struct amdgpu_ualink_vpod_node *node,
 			       unsigned long *mask);
-void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
-				  u16 importer, u64 npa, u64 size);
+int amdgpu_ualink_vpod_hold_wait(struct amdgpu_ualink_vpod_hold *hold);
+int amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
+				 u16 importer, u64 npa, u64 size);
 int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 			     u16 importer, u64 npa, u64 size);
 void amdgpu_ualink_vpod_deny(struct amdgpu_ualink_vpod_node *node,

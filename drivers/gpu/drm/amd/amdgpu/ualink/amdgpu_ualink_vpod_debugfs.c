@@ -45,7 +45,13 @@
  *	far (across kernels, those other kernels' accesses too, which they
  *	count in the region); ``revoke_timeouts``, revoked imports released while GPU work on
  *	them still ran (after ``revoke_timeout_ms``); ``release_timeouts``,
- *	ended exports whose importers did not all release in time; then
+ *	ended exports whose importers did not all release in time;
+ *	``shootdown_waits``, in a pod that spans kernels, shootdowns of
+ *	another kernel's accelerator that found one of its accesses to this
+ *	accelerator's memory in flight and waited for it (counted as the
+ *	wait starts), and
+ *	``shootdown_timeouts``, those that gave up (after a quarter of the
+ *	mailbox timeout: the shootdown fails); then
  *	the mailbox worker's figures for ``make bench`` (&struct
  *	amdgpu_ualink_mbox_work_stats, ``mbox_`` and its member names):
  *	``mbox_runs``, ``mbox_woken``, ``mbox_wake_ns``,
@@ -103,7 +109,15 @@
  *	write 1 to make the pins of exports made from now on wait, as a pin
  *	that waits for an eviction would (interruptibly), until 0 is
  *	written; reads ``<hold> <pins waiting>``. For what happens to an
- *	export meanwhile: its GEM handle closed (ENOENT), a signal
+ *	export meanwhile: its GEM handle closed (ENOENT), or a signal
+ *	(the wait is interruptible)
+ * ``node<id>/access_hold``
+ *	in a pod that spans kernels, write 1 to make the accelerator's
+ *	accesses to another kernel's memory wait once they have passed the
+ *	owner's check and walked its tables, before they copy (an access in
+ *	flight), until 0 is written; reads ``<hold> <accesses waiting>``.
+ *	For the owner's revocation meanwhile: its shootdown waits for the
+ *	access (``shootdown_waits``), up to a quarter of its mailbox timeout
  */
 
 static const char *const state_names[] = {
@@ -172,6 +186,9 @@ static int counts_show(struct seq_file *m, void *data)
 	seq_printf(m, "revoke_timeouts %d\nrelease_timeouts %d\n",
 		   atomic_read(&node->udev.revoke_timeouts),
 		   atomic_read(&node->udev.release_timeouts));
+	seq_printf(m, "shootdown_waits %lld\nshootdown_timeouts %lld\n",
+		   atomic64_read(&node->shootdown_waits),
+		   atomic64_read(&node->shootdown_timeouts));
 	/* figures for benchmarks: they only grow */
 	seq_printf(m, "mbox_runs %llu\nmbox_woken %llu\nmbox_wake_ns %llu\n",
 		   w.runs, w.woken, w.wake_ns);
@@ -582,43 +599,44 @@ static const struct file_operations window_fill_fops = {
 	.write = window_fill_write,
 };
 
-static int pin_hold_show(struct seq_file *m, void *data)
+/* pin_hold, access_hold: "<on> <operations waiting>" */
+static int hold_show(struct seq_file *m, void *data)
 {
-	struct amdgpu_ualink_vpod_node *node = m->private;
+	struct amdgpu_ualink_vpod_hold *hold = m->private;
 
-	seq_printf(m, "%u %d\n", READ_ONCE(node->pin_hold),
-		   atomic_read(&node->pin_waiters));
+	seq_printf(m, "%u %d\n", READ_ONCE(hold->on),
+		   atomic_read(&hold->waiters));
 	return 0;
 }
 
-static int pin_hold_open(struct inode *inode, struct file *file)
+static int hold_open(struct inode *inode, struct file *file)
 {
-	return single_open(file, pin_hold_show, inode->i_private);
+	return single_open(file, hold_show, inode->i_private);
 }
 
-static ssize_t pin_hold_write(struct file *file, const char __user *ubuf,
-			      size_t len, loff_t *pos)
+static ssize_t hold_write(struct file *file, const char __user *ubuf,
+			  size_t len, loff_t *pos)
 {
-	struct amdgpu_ualink_vpod_node *node = file_inode(file)->i_private;
-	bool hold;
+	struct amdgpu_ualink_vpod_hold *hold = file_inode(file)->i_private;
+	bool on;
 	int ret;
 
-	ret = kstrtobool_from_user(ubuf, len, &hold);
+	ret = kstrtobool_from_user(ubuf, len, &on);
 	if (ret)
 		return ret;
-	WRITE_ONCE(node->pin_hold, hold);
-	if (!hold)
-		wake_up_all(&node->pin_wq);
+	WRITE_ONCE(hold->on, on);
+	if (!on)
+		wake_up_all(&hold->wq);
 	return len;
 }
 
-static const struct file_operations pin_hold_fops = {
+static const struct file_operations hold_fops = {
 	.owner = THIS_MODULE,
-	.open = pin_hold_open,
+	.open = hold_open,
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
-	.write = pin_hold_write,
+	.write = hold_write,
 };
 
 /**
@@ -659,7 +677,9 @@ void amdgpu_ualink_vpod_debugfs_init(void)
 				   &node->refuse_access);
 		debugfs_create_file("window_fill", 0644, dir, node,
 				    &window_fill_fops);
-		debugfs_create_file("pin_hold", 0644, dir, node,
-				    &pin_hold_fops);
+		debugfs_create_file("pin_hold", 0644, dir, &node->pin_hold,
+				    &hold_fops);
+		debugfs_create_file("access_hold", 0644, dir,
+				    &node->access_hold, &hold_fops);
 	}
 }

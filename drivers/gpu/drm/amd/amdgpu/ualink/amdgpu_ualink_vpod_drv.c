@@ -412,11 +412,8 @@ static int vpod_bo_pin(void *priv, void *obj, bool intr)
 	int ret;
 
 	/* debugfs pin_hold: an export's pin that waits, as for an eviction */
-	if (intr && READ_ONCE(node->pin_hold)) {
-		atomic_inc(&node->pin_waiters);
-		ret = wait_event_interruptible(node->pin_wq,
-					       !READ_ONCE(node->pin_hold));
-		atomic_dec(&node->pin_waiters);
+	if (intr) {
+		ret = amdgpu_ualink_vpod_hold_wait(&node->pin_hold);
 		if (ret)
 			return ret;
 	}
@@ -463,8 +460,7 @@ static void vpod_bo_deny(void *priv, u16 importer, u64 npa, u64 size)
 
 static int vpod_bo_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
-	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
-	return 0;
+	return amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
 }
 
 /*

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
+#include "amdgpu_ualink_mbox.h"
 #include "amdgpu_ualink_npa.h"
 #include "amdgpu_ualink_vpod.h"
 #include "amdgpu_ualink_vpod_shm.h"
@@ -64,7 +65,9 @@
  *   tells every mailbox, as a firmware link-down event would.
  * - **Several kernels**: with a shared region (amdgpu_ualink_vpod_shm.c)
  *   the rings, page tables and device memory live there, and the
- *   accelerators other kernels host are *remote* here.
+ *   accelerators other kernels host are *remote* here. A shootdown of a
+ *   remote importer waits, through the region, for its access to our
+ *   memory in flight.
  */
 
 struct amdgpu_ualink_vpod *amdgpu_ualink_vpod;
@@ -507,15 +510,16 @@ out:
 }
 
 /*
- * One page's worth of an access to memory another kernel hosts: the
- * owner's check of @node in its access table in the shared region, a walk
- * of its tables there, whatever they hold, and the copy.
+ * The owner's check of @node in its access table in the shared region, a
+ * walk of its tables there, whatever they hold, and the copy; announced in
+ * the region by the caller.
  */
-static int remote_access(struct amdgpu_ualink_vpod_node *node,
-			 struct amdgpu_ualink_vpod_node *owner, u64 offset,
-			 void *buf, size_t n, bool write)
+static int remote_access_announced(struct amdgpu_ualink_vpod_node *node,
+				   struct amdgpu_ualink_vpod_node *owner,
+				   u64 offset, void *buf, size_t n, bool write)
 {
 	u64 addr;
+	int ret;
 
 	if (!amdgpu_ualink_vpod_shm_acl_allows(amdgpu_ualink_vpod->shm, owner->id,
 					       offset >> PAGE_SHIFT, node->id)) {
@@ -528,11 +532,38 @@ static int remote_access(struct amdgpu_ualink_vpod_node *node,
 	addr += offset_in_page(offset);
 	if (addr >= owner->vram_size || n > owner->vram_size - addr)
 		return -ENODEV;	/* garbage from a kernel starting over */
+	/* debugfs access_hold: an access in flight, translated, not done */
+	ret = amdgpu_ualink_vpod_hold_wait(&node->access_hold);
+	if (ret)
+		return ret;
 	if (write)
 		memcpy(owner->vram + addr, buf, n);
 	else
 		memcpy(buf, owner->vram + addr, n);
 	return 0;
+}
+
+/*
+ * One page's worth of an access to memory another kernel hosts, announced
+ * in @node's slot of the region from before the owner's check to after
+ * the copy: the owner's shootdown of @node waits for it (see "A pod of
+ * several kernels").
+ */
+static int remote_access(struct amdgpu_ualink_vpod_node *node,
+			 struct amdgpu_ualink_vpod_node *owner, u64 offset,
+			 void *buf, size_t n, bool write)
+{
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
+	int ret;
+
+	ret = mutex_lock_interruptible(&node->remote_lock);
+	if (ret)
+		return ret;
+	amdgpu_ualink_vpod_shm_access_begin(shm, node->id, owner->id);
+	ret = remote_access_announced(node, owner, offset, buf, n, write);
+	amdgpu_ualink_vpod_shm_access_end(shm, node->id);
+	mutex_unlock(&node->remote_lock);
+	return ret;
 }
 
 /**
@@ -567,11 +598,15 @@ u64 amdgpu_ualink_vpod_faults(struct amdgpu_ualink_vpod_node *node)
  *
  * The memory of an accelerator another kernel hosts is reached through
  * the shared region: each page is checked against the owner's access
- * table there and its tables are walked (no TLB entry is kept: that
- * kernel's shootdowns cannot reach ours; see amdgpu_ualink_vpod_shm.c).
+ * table there and its tables are walked (no TLB entry is kept), the
+ * access announced in the region until its copy is done, which the
+ * owner's shootdown waits for (see amdgpu_ualink_vpod_shm.c). @node's
+ * accesses to other kernels' memory go one at a time.
  *
  * Returns: 0, or -ENODEV when the owner is unreachable, refuses @node or
- * a page is not mapped (what a GPU would see as a fabric fault).
+ * a page is not mapped (what a GPU would see as a fabric fault); for
+ * memory another kernel hosts, -ERESTARTSYS when a signal came while the
+ * access waited for @node's previous one or for debugfs ``access_hold``.
  */
 int amdgpu_ualink_vpod_fabric_access(struct amdgpu_ualink_vpod_node *node,
 				     u64 npa, void *buf, size_t size,
@@ -642,6 +677,26 @@ next:
 }
 
 /**
+ * amdgpu_ualink_vpod_hold_wait - wait while a debugfs hold is on
+ * @hold: the hold
+ *
+ * Context: process context, may sleep.
+ *
+ * Returns: 0, or -ERESTARTSYS when a signal ended the wait.
+ */
+int amdgpu_ualink_vpod_hold_wait(struct amdgpu_ualink_vpod_hold *hold)
+{
+	int ret;
+
+	if (!READ_ONCE(hold->on))
+		return 0;
+	atomic_inc(&hold->waiters);
+	ret = wait_event_interruptible(hold->wq, !READ_ONCE(hold->on));
+	atomic_dec(&hold->waiters);
+	return ret;
+}
+
+/**
  * amdgpu_ualink_vpod_tlb_flush - forget translations of an NPA range
  * @node: the accelerator whose TLB
  * @npa: the first address
@@ -687,17 +742,43 @@ unsigned int amdgpu_ualink_vpod_tlb_entries(struct amdgpu_ualink_vpod_node *node
  * @importer: the accelerator that must forget the range
  * @npa: the first address of the range, in @node's window
  * @size: its size
+ *
+ * An importer in this kernel forgets its translations, and an access
+ * through one that is in flight ends first. One in another kernel keeps
+ * no translation of ours, but may have an access to our memory in
+ * flight, which passed our check before the deny that precedes this:
+ * that one is waited for, up to a quarter of @node's mailbox timeout (the
+ * mailbox's worker may be the caller, and must go on answering peers
+ * well within their own timeout).
+ *
+ * Returns: 0, or -ETIMEDOUT when an access of an importer in another
+ * kernel did not end in time.
  */
-void amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
-				  u16 importer, u64 npa, u64 size)
+int amdgpu_ualink_vpod_shootdown(struct amdgpu_ualink_vpod_node *node,
+				 u16 importer, u64 npa, u64 size)
 {
 	struct amdgpu_ualink_vpod_node *imp = amdgpu_ualink_vpod_node(importer);
+	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
+	unsigned int timeout_ms, retries;
+	u32 seq;
+	int ret;
 
-	/* another kernel's accelerator keeps no translation of ours */
-	if (!imp || imp->remote)
-		return;
-	atomic64_inc(&imp->shootdowns);
-	amdgpu_ualink_vpod_tlb_flush(imp, npa, size);
+	if (!imp)
+		return 0;
+	if (!imp->remote) {
+		atomic64_inc(&imp->shootdowns);
+		amdgpu_ualink_vpod_tlb_flush(imp, npa, size);
+		return 0;
+	}
+	if (!amdgpu_ualink_vpod_shm_access_in_flight(shm, importer, node->id, &seq))
+		return 0;
+	atomic64_inc(&node->shootdown_waits);
+	amdgpu_ualink_mbox_get_timeout(node->udev.mbox, &timeout_ms, &retries);
+	ret = amdgpu_ualink_vpod_shm_access_wait(shm, importer, node->id, seq,
+						 timeout_ms / 4);
+	if (ret)
+		atomic64_inc(&node->shootdown_timeouts);
+	return ret;
 }
 
 /**
@@ -1002,8 +1083,7 @@ static void node_deny(void *priv, u16 importer, u64 npa, u64 size)
 
 static int node_shootdown(void *priv, u16 importer, u64 npa, u64 size)
 {
-	amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
-	return 0;
+	return amdgpu_ualink_vpod_shootdown(priv, importer, npa, size);
 }
 
 static struct dma_fence *heap_revoke(void *priv, void *obj)
@@ -1042,6 +1122,7 @@ static void node_free(struct amdgpu_ualink_vpod_node *node)
 	}
 	mtree_destroy(&node->access);
 	mutex_destroy(&node->access_lock);
+	mutex_destroy(&node->remote_lock);
 	if (!node->vram_phys)
 		vfree(node->vram);
 	kfree(node->tx_base);
@@ -1078,10 +1159,12 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, bool remote,
 	spin_lock_init(&node->doorbell_lock);
 	mt_init(&node->access);
 	mutex_init(&node->access_lock);
+	mutex_init(&node->remote_lock);
+	init_waitqueue_head(&node->access_hold.wq);
 	mutex_init(&node->control_lock);
 	INIT_LIST_HEAD(&node->fill);
 	mutex_init(&node->fill_lock);
-	init_waitqueue_head(&node->pin_wq);
+	init_waitqueue_head(&node->pin_hold.wq);
 	if (shm) {
 		node->vram = amdgpu_ualink_vpod_shm_vram(shm, id, &node->vram_phys);
 		if (remote)

@@ -3,6 +3,7 @@
 #include <linux/bitmap.h>
 #include <linux/delay.h>
 #include <linux/io.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/pci.h>
 #include <linux/slab.h>
@@ -29,7 +30,10 @@
  *   each time a kernel brings the accelerator up, as firmware counts
  *   link-ups) and a refusal counter (``refused``: accesses from other
  *   kernels its access table refused, counted by the requester's kernel
- *   as the owner's fabric port would count them);
+ *   as the owner's fabric port would count them), and the accelerator's
+ *   **access in flight** (``access_seq``, odd while one of its accesses
+ *   to another kernel's memory runs, and ``access_owner``, whose memory
+ *   it is);
  * - the **rings**: one per (receiver, sender) pair, as
  *   &struct amdgpu_ualink_vpod_ring, from page 1 on;
  * - per accelerator, its **page-table pool**
@@ -82,16 +86,39 @@
  * half of one range and half of the next for a grant. Whatever a reader
  * finds there is only compared, never followed.
  *
- * What this does not model: TLB shootdowns do not reach another kernel.
- * An accelerator caches no translation of another kernel's memory (every
- * access walks the owner's tables in the region), so unmapping the range
- * or revoking the grant makes the next access fault; but an access in
- * flight at that moment may still complete.
+ * An accelerator caches no translation of another kernel's memory: every
+ * access walks the owner's tables in the region. What a shootdown must
+ * still wait for is an access in flight: one that passed the owner's
+ * check, or walked its tables, just before the grant was revoked would
+ * otherwise read or write the memory, or follow the tables, after the
+ * owner freed them for another range. So each access to another kernel's
+ * memory is announced in the requester's slot of the header
+ * (amdgpu_ualink_vpod_shm_access_begin(), one at a time per accelerator)
+ * before the owner's table is read, and the owner's shootdown of a
+ * requester in another kernel, which follows the deny that rewrote its
+ * table, waits until an access of it to the owner's memory that it finds
+ * in flight has ended (amdgpu_ualink_vpod_shm_access_wait()): either the
+ * access saw the table without the grant, or the owner sees the access.
+ * The wait is bounded by a quarter of the owner's mailbox timeout (the
+ * mailbox's worker, which answers the owner's peers, runs the shootdowns
+ * of a release or a lost peer, and must answer well within the peers'
+ * own timeout): a requester whose access outlives it (its kernel hangs,
+ * or lies in its slot) fails the shootdown, which the core counts, and
+ * its connection ends; the range stays out of the window until then.
+ * The memory does not: should that access ever go on, it reaches
+ * whatever the owner put there since. No kernel can stop another's copy;
+ * hardware bounds an access in flight by its completion timeout instead.
+ *
+ * Nor does a kernel that brings an accelerator up again wait for accesses
+ * in flight to its previous life's memory, which it zeroes before it
+ * empties the access table: an access under an old grant may reach that
+ * memory until the table is empty, and one in flight then may complete.
+ * Every access that starts later is refused.
  */
 
 #define VPOD_SHM_MAGIC		0x6b6c6175	/* "ualk" */
 #define VPOD_SHM_INIT		0x74696e69	/* "init": being written */
-#define VPOD_SHM_VERSION	4
+#define VPOD_SHM_VERSION	5
 
 /* The region's page 0; all guests share the host's byte order. */
 struct vpod_shm_header {
@@ -112,6 +139,13 @@ struct vpod_shm_header {
 		 * requester's kernel, as the owner's fabric port would
 		 */
 		u32 refused;
+		/*
+		 * odd while an access of the accelerator to another kernel's
+		 * memory is in flight; written by the kernel that hosts it
+		 */
+		u32 access_seq;
+		/* whose memory that access is, valid while @access_seq is odd */
+		u32 access_owner;
 	} node[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
 };
 
@@ -162,6 +196,18 @@ struct amdgpu_ualink_vpod_shm {
 	 * only); changed under the owner's access_lock
 	 */
 	DECLARE_BITMAP(acl_used[AMDGPU_UALINK_VPOD_SHM_MAX_NODES], VPOD_SHM_ACL_SLOTS);
+	/**
+	 * @access_seq: per accelerator hosted here, what its
+	 * &vpod_shm_header.node access_seq was last set to (the region's
+	 * copy is only written); under the accelerator's remote_lock
+	 */
+	u32 access_seq[AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
+	/**
+	 * @stuck: by owner hosted here and requester elsewhere, BIT(32) |
+	 * the requester's access_seq that outlived a shootdown's wait: the
+	 * next shootdown fails at once while it stays so
+	 */
+	u64 stuck[AMDGPU_UALINK_VPOD_SHM_MAX_NODES][AMDGPU_UALINK_VPOD_SHM_MAX_NODES];
 	/** @poller: the thread that polls remote senders' rings */
 	struct task_struct *poller;
 	/** @poll: what it calls */
@@ -381,6 +427,12 @@ void *amdgpu_ualink_vpod_shm_vram(struct amdgpu_ualink_vpod_shm *shm, u16 id,
  */
 void amdgpu_ualink_vpod_shm_start(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 {
+	/*
+	 * No access in flight; past whatever a predecessor left, so that an
+	 * owner that gave up on its last access does not take ours for it.
+	 */
+	shm->access_seq[id] = (READ_ONCE(shm->hdr->node[id].access_seq) | 1) + 1;
+	WRITE_ONCE(shm->hdr->node[id].access_seq, shm->access_seq[id]);
 	WRITE_ONCE(shm->hdr->node[id].root, 0);
 	WRITE_ONCE(shm->hdr->node[id].refused, 0);
 	memset(acl(shm, id), 0, AMDGPU_UALINK_VPOD_SHM_ACL_PAGES * PAGE_SIZE);
@@ -593,6 +645,112 @@ void amdgpu_ualink_vpod_shm_refused(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 u32 amdgpu_ualink_vpod_shm_refusals(struct amdgpu_ualink_vpod_shm *shm, u16 id)
 {
 	return READ_ONCE(shm->hdr->node[id].refused);
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_access_begin - an access to another kernel's memory
+ * @shm: the region
+ * @id: the accelerator accessing, hosted here; the caller serialises its
+ *	accesses to other kernels' memory
+ * @owner: the accelerator whose memory, hosted by another kernel
+ *
+ * Announces the access in @id's slot of the header, before the caller
+ * reads @owner's access table: an owner that revokes @id's grant after
+ * that read sees the access in flight
+ * (amdgpu_ualink_vpod_shm_access_in_flight()).
+ * amdgpu_ualink_vpod_shm_access_end() ends it.
+ */
+void amdgpu_ualink_vpod_shm_access_begin(struct amdgpu_ualink_vpod_shm *shm,
+					 u16 id, u16 owner)
+{
+	u32 seq = shm->access_seq[id] | 1;
+
+	/* the previous access's even count before the new owner */
+	smp_wmb();
+	WRITE_ONCE(shm->hdr->node[id].access_owner, owner);
+	/* the owner before the odd count that makes it valid */
+	smp_wmb();
+	WRITE_ONCE(shm->hdr->node[id].access_seq, seq);
+	/*
+	 * The count before the owner's access table is read; pairs with the
+	 * full barrier in amdgpu_ualink_vpod_shm_access_in_flight() between the
+	 * owner's table write and its read of the count.
+	 */
+	smp_mb();
+	shm->access_seq[id] = seq;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_access_end - the access has ended
+ * @shm: the region
+ * @id: the accelerator of amdgpu_ualink_vpod_shm_access_begin()
+ */
+void amdgpu_ualink_vpod_shm_access_end(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id)
+{
+	u32 seq = shm->access_seq[id] + 1;
+
+	/* the access's reads and writes before the count that ends it */
+	smp_store_release(&shm->hdr->node[id].access_seq, seq);
+	shm->access_seq[id] = seq;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_access_in_flight - is an access in flight?
+ * @shm: the region
+ * @id: the requester, hosted by another kernel
+ * @owner: the accelerator whose memory, hosted here; the caller has just
+ *	   taken @id out of @owner's access table
+ * @seq: returns the count that announces the access
+ *
+ * Another kernel wrote @id's slot: its values are only compared.
+ *
+ * Returns: whether an access of @id to @owner's memory is in flight,
+ * which amdgpu_ualink_vpod_shm_access_wait() then waits for.
+ */
+bool amdgpu_ualink_vpod_shm_access_in_flight(struct amdgpu_ualink_vpod_shm *shm,
+					     u16 id, u16 owner, u32 *seq)
+{
+	/* the caller's table write before the slot is read; see _begin() */
+	smp_mb();
+	*seq = READ_ONCE(shm->hdr->node[id].access_seq);
+	if (!(*seq & 1))
+		return false;
+	smp_rmb();	/* the count before the owner it makes valid */
+	return READ_ONCE(shm->hdr->node[id].access_owner) == owner;
+}
+
+/**
+ * amdgpu_ualink_vpod_shm_access_wait - wait for an access in flight
+ * @shm: the region
+ * @id: the requester of amdgpu_ualink_vpod_shm_access_in_flight()
+ * @owner: the owner
+ * @seq: the count it returned
+ * @timeout_ms: how long to wait at most
+ *
+ * A count that does not change within @timeout_ms is given up on, and the
+ * next wait for the same count of @id at @owner gives up at once.
+ *
+ * Returns: 0 once the access has ended, -ETIMEDOUT when it did not end in
+ * time.
+ */
+int amdgpu_ualink_vpod_shm_access_wait(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id, u16 owner, u32 seq,
+				       unsigned int timeout_ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(timeout_ms);
+
+	if (READ_ONCE(shm->stuck[owner][id]) == (BIT_ULL(32) | seq))
+		return -ETIMEDOUT;
+	/* pairs with the release in _end(): the access's copy is done */
+	while (smp_load_acquire(&shm->hdr->node[id].access_seq) == seq) {
+		if (time_after(jiffies, end)) {
+			WRITE_ONCE(shm->stuck[owner][id], BIT_ULL(32) | seq);
+			return -ETIMEDOUT;
+		}
+		usleep_range(100, 200);
+	}
+	return 0;
 }
 
 /**

@@ -46,6 +46,15 @@ void amdgpu_ualink_vpod_shm_acl_del(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 				    unsigned int slot);
 void amdgpu_ualink_vpod_shm_refused(struct amdgpu_ualink_vpod_shm *shm, u16 id);
 u32 amdgpu_ualink_vpod_shm_refusals(struct amdgpu_ualink_vpod_shm *shm, u16 id);
+void amdgpu_ualink_vpod_shm_access_begin(struct amdgpu_ualink_vpod_shm *shm,
+					 u16 id, u16 owner);
+void amdgpu_ualink_vpod_shm_access_end(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id);
+bool amdgpu_ualink_vpod_shm_access_in_flight(struct amdgpu_ualink_vpod_shm *shm,
+					     u16 id, u16 owner, u32 *seq);
+int amdgpu_ualink_vpod_shm_access_wait(struct amdgpu_ualink_vpod_shm *shm,
+				       u16 id, u16 owner, u32 seq,
+				       unsigned int timeout_ms);
 bool amdgpu_ualink_vpod_shm_acl_allows(struct amdgpu_ualink_vpod_shm *shm,
 				       u16 id, u64 page, u16 requester);
 int amdgpu_ualink_vpod_shm_poll_start(struct amdgpu_ualink_vpod_shm *shm,

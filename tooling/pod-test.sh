@@ -6,8 +6,9 @@
 # device's memory: the fabric (rings, page tables and device memory; see
 # amdgpu_ualink_vpod_shm.c). In the first pod guest A hosts accelerators
 # 0-1, guest B 2-3 (B is stopped, killed and booted again); in the second
-# four guests W, X, Y, Z host one each (W and X are killed together, then
-# tooling/region-fuzz.py writes garbage into the region). Each
+# four guests W, X, Y, Z host one each (W and X are killed together, Y is
+# stopped and continued, then tooling/region-fuzz.py writes garbage into
+# the region). Each
 # runs its part of tests/pod/ualink_pod.c; they pass handles through a
 # host directory all mount. Fails unless every part passes and every
 # kernel log is clean.
@@ -116,6 +117,15 @@ if wait_file w.handle $pw 3000; then
 	fi
 	wait $pw $px
 	rm -f "$run/w.pid" "$run/x.pid"
+	# Y hangs: its QEMU stops when Y asks, and goes on once Z has found
+	# it lost, or after 60 s
+	if wait_file y.stop-me $py 3000 && kill -STOP "$(cat "$run/y.pid")"; then
+		echo "SIGSTOP to guest Y's QEMU at $(($(date +%s) - start)) s" > "$run/xchg/y.stopped"
+		wait_file z.saw-lost $pz 600
+		kill -CONT "$(cat "$run/y.pid")"
+		echo "SIGCONT to guest Y's QEMU" > "$run/xchg/y.continued"
+		: > "$run/quad-hung"
+	fi
 	# the region fuzzer, while Y and Z import from each other
 	if wait_file y.fuzz-me $py 3000 && wait_file z.fuzz-me $pz 3000; then
 		echo "the host writes garbage into the region" > "$run/xchg/quad.fuzzing"
@@ -189,6 +199,8 @@ done
 	{ echo "pod-test: FAIL: the region fuzzer did not run to its end" >&2; echo "fail quad.region-fuzzed" >> "$rep"; }
 [ -e "$run/xchg/quad.killed" ] && echo "pass quad.two-killed-together" >> "$rep" ||
 	{ echo "pod-test: FAIL: guests W and X were not killed" >&2; echo "fail quad.two-killed-together" >> "$rep"; }
+[ -e "$run/quad-hung" ] && echo "pass quad.y-stopped-and-continued" >> "$rep" ||
+	{ echo "pod-test: FAIL: guest Y was not stopped and continued" >&2; echo "fail quad.y-stopped-and-continued" >> "$rep"; }
 for g in y z; do
 	eval "rc=\$r$g"
 	[ "$rc" = 0 ] && echo "pass $g.exit-0" >> "$rep" ||

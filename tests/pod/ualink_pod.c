@@ -61,8 +61,10 @@
  *    imports; y's read of it waits in flight past z's check (debugfs
  *    access_hold) while z ends the export, which waits for the read before
  *    the memory goes; the read gets the buffer's bytes and the next is
- *    refused (quad_owner_waits()). Then the region is fuzzed, and they
- *    release everything (guest_quad()).
+ *    refused (quad_owner_waits()). The host stops y's QEMU until z has
+ *    found 2 lost; back, y learns it and imports again (quad_hang()).
+ *    Then the region is fuzzed, and they release everything
+ *    (guest_quad()).
  *
  * Every step prints what it saw, counts before, during and after; the exit
  * status is 0 only when every check held.
@@ -628,6 +630,66 @@ static int vpod_move_refused(void)
 	return ok;
 }
 
+/*
+ * Accelerator @id's side of another kernel that hangs: the host stopped
+ * the QEMU of the guest hosting @peer (the file @stopped says when).
+ * @id's keepalive finds @peer lost and drops @peer's grants; then @saw
+ * tells the host to let that guest go on.
+ */
+static void owner_finds_stopped(unsigned int id, unsigned int peer,
+				const char *stopped, const char *saw)
+{
+	char line[128];
+	double t;
+
+	get(stopped, line, sizeof(line));
+	printf("pod: %s\n", line);
+	t = now_s();
+	while (peer_established(id, peer) && now_s() < t + 30)
+		usleep(100 * 1000);
+	check(!peer_established(id, peer), "keepalive-finds-hung-guest",
+	      "accelerator %u found the stopped accelerator %u lost %.1f s after it read of the stop",
+	      id, peer, now_s() - t);
+	check(wait_count(id, "grants", 0) == 0, "keepalive-drops-hung-grants",
+	      "accelerator %u revoked the hung accelerator %u's grant: %ld left",
+	      id, peer, count(id, "grants"));
+	put(saw, "1");
+}
+
+/*
+ * Accelerator @id's side of its own kernel's hang: @stop asks the host to
+ * stop our QEMU until @peer has found us lost, @continued says we went
+ * on. Back, our keepalive probes @peer, which no longer has the
+ * connection and greets us: @id ends it on its side too, and @imp, an
+ * import of @peer's buffer, faults.
+ */
+static void importer_back_from_stop(int fd, unsigned int id, unsigned int peer,
+				    unsigned int imp, const char *stop,
+				    const char *continued)
+{
+	long long probed = peer_counter(id, peer, "probes");
+	long long resets = peer_counter(id, peer, "resets");
+	char line[128];
+	double t;
+	int ret;
+
+	put(stop, "1");
+	get(continued, line, sizeof(line));
+	printf("pod: %s\n", line);
+	t = now_s();
+	while (peer_counter(id, peer, "resets") == resets && now_s() < t + 30)
+		usleep(100 * 1000);
+	/* our probe did it: nobody else sends @peer anything */
+	check(peer_counter(id, peer, "resets") > resets &&
+	      peer_counter(id, peer, "probes") > probed, "hung-guest-learns-lost",
+	      "accelerator %u, back, found its connection with accelerator %u ended %.1f s after it went on, after a probe (probes it sent: %lld, %lld before the hang)",
+	      id, peer, now_s() - t, peer_counter(id, peer, "probes"), probed);
+	ret = until_fault(fd, imp, &t);
+	check(ret == -ENODEV, "hung-import-revoked",
+	      "accelerator %u's import of accelerator %u's buffer, made before the hang, is revoked: the GPU access faults (%s)",
+	      id, peer, ret ? strerror(-ret) : "it still reads");
+}
+
 static void guest_a(void)
 {
 	static unsigned int buf[BUF_SIZE / 4];
@@ -725,18 +787,7 @@ static void guest_a(void)
 	 * us. Accelerator 0's keepalive finds 2 lost (3 had no connection
 	 * with it yet) and revokes 2's grant; B comes back once we say so.
 	 */
-	get("b.stopped", line, sizeof(line));
-	printf("pod: %s\n", line);
-	t = now_s();
-	while (peer_established(0, 2) && now_s() < t + 30)
-		usleep(100 * 1000);
-	check(!peer_established(0, 2), "keepalive-finds-hung-guest",
-	      "accelerator 0 found the stopped accelerator 2 lost %.1f s after it read of the stop",
-	      now_s() - t);
-	check(wait_count(0, "grants", 0) == 0, "keepalive-drops-hung-grants",
-	      "accelerator 0 revoked the hung accelerator 2's grant: %ld left",
-	      count(0, "grants"));
-	put("a.saw-lost", "1");
+	owner_finds_stopped(0, 2, "b.stopped", "a.saw-lost");
 
 	/* 3: B dies; nobody tells us */
 	get("killed", line, sizeof(line));
@@ -932,8 +983,6 @@ static void guest_b(void)
 	int fd2 = open_accel(2), fd3 = open_accel(3), dmabuf, ret;
 	unsigned int imp, gem3, n, done, word;
 	unsigned long long npa;
-	long long probed;
-	double t;
 
 	show_counts("before", 2);
 	get("a.handle", line, sizeof(line));
@@ -976,22 +1025,7 @@ static void guest_b(void)
 	 * too, and drops the import, which A's access table refuses already.
 	 * A new import of the same handle works.
 	 */
-	probed = peer_counter(2, 0, "probes");
-	put("b.stop-me", "1");
-	get("b.continued", line, sizeof(line));
-	printf("pod: %s\n", line);
-	t = now_s();
-	while (peer_counter(2, 0, "resets") < 1 && now_s() < t + 30)
-		usleep(100 * 1000);
-	/* our probe did it: nobody else sends accelerator 0 anything */
-	check(peer_counter(2, 0, "resets") >= 1 && peer_counter(2, 0, "probes") > probed,
-	      "hung-guest-learns-lost",
-	      "accelerator 2, back, found its connection with accelerator 0 ended %.1f s after it went on, after a probe (probes it sent: %lld, %lld before the hang)",
-	      now_s() - t, peer_counter(2, 0, "probes"), probed);
-	ret = until_fault(fd2, imp, &t);
-	check(ret == -ENODEV, "hung-import-revoked",
-	      "accelerator 2's import of A's buffer, made before the hang, is revoked: the GPU access faults (%s)",
-	      ret ? strerror(-ret) : "it still reads");
+	importer_back_from_stop(fd2, 2, 0, imp, "b.stop-me", "b.continued");
 	ret = npa_read(2, npa, &word);
 	check(ret == -ENODEV, "hung-npa-refused",
 	      "accelerator 0's access table refuses accelerator 2 the NPA %#llx it read before the hang: %s",
@@ -1234,7 +1268,7 @@ static void quad_owner_waits(int fd)
 	 * all the same.
 	 */
 	gem = filled_buffer(fd, 0x65);
-	check(export(fd, gem, text) == 3, "hung-export", "accelerator 3 exported %s", text);
+	check(export(fd, gem, text) == 3, "stuck-export", "accelerator 3 exported %s", text);
 	put("z.handle5", text);
 	get("y.held5", line, sizeof(line));
 	waits = count(3, "shootdown_waits");
@@ -1246,7 +1280,7 @@ static void quad_owner_waits(int fd)
 		die("fork", errno);
 	if (!pid)
 		_exit(drmCloseBufferHandle(fd, gem) ? 1 : 0);
-	check(wait_count(3, "shootdown_waits", waits + 1) == waits + 1, "hung-revoke-waits",
+	check(wait_count(3, "shootdown_waits", waits + 1) == waits + 1, "stuck-revoke-waits",
 	      "the end of the export waits for accelerator 2's read in flight");
 	t = now_s();
 	gaveup = wait_count(3, "shootdown_timeouts", timeouts + 1);
@@ -1254,10 +1288,10 @@ static void quad_owner_waits(int fd)
 	left = wait_count(3, "pins", pins - 1);
 	/* a quarter of the 5 s timeout: well within the peers' own */
 	check(gaveup == timeouts + 1 && t < 4 && left == pins - 1,
-	      "hung-wait-bounded",
+	      "stuck-wait-bounded",
 	      "it gives up %.1f s later (a quarter of the 5 s timeout), and the export ends: %ld pins left of %ld",
 	      t, left, pins);
-	check(sysfs_count(fd, "shootdown_errors") == errors + 1, "hung-shootdown-failed",
+	check(sysfs_count(fd, "shootdown_errors") == errors + 1, "stuck-shootdown-failed",
 	      "the core counts the shootdown as unacknowledged (shootdown_errors %ld -> %ld)",
 	      errors, sysfs_count(fd, "shootdown_errors"));
 	put("z.gaveup", "1");
@@ -1345,9 +1379,9 @@ static void quad_access_in_flight(int fd)
 
 	/* a read that outlives z's wait: whatever it reads is not checked */
 	get("z.handle5", line, sizeof(line));
-	gem = import(fd, line, &dmabuf, "hung-import");
+	gem = import(fd, line, &dmabuf, "stuck-import");
 	npa = state_npa(2, "import", line);
-	check_npa_reads(2, npa, 0x65, "hung-reads-before", "granted");
+	check_npa_reads(2, npa, 0x65, "stuck-reads-before", "granted");
 	node_write(2, "access_hold", "1\n");
 	pid = fork();
 	if (pid < 0)
@@ -1357,14 +1391,14 @@ static void quad_access_in_flight(int fd)
 	t = now_s();
 	while (!access_held(2, 1) && now_s() < t + 30)
 		usleep(20 * 1000);
-	check(access_held(2, 1), "hung-held", "accelerator 2's read waits in flight");
+	check(access_held(2, 1), "stuck-held", "accelerator 2's read waits in flight");
 	put("y.held5", "1");
 	get("z.gaveup", line, sizeof(line));
 	node_write(2, "access_hold", "0\n");
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid", errno);
 	ret = npa_read(2, npa, &word);
-	check(ret == -ENODEV, "hung-then-refused",
+	check(ret == -ENODEV, "stuck-then-refused",
 	      "the next read of that NPA is refused: %s",
 	      ret ? strerror(-ret) : "it reads");
 	drmCloseBufferHandle(fd, gem);
@@ -1383,6 +1417,40 @@ static long rings_healed(void)
 		fclose(f);
 	}
 	return n;
+}
+
+/*
+ * A hang in the pod of four: the host stops y's QEMU (SIGSTOP) while y
+ * imports z's buffer. Z's keepalive finds accelerator 2 lost and drops
+ * its grant; then the host lets y go on (SIGCONT). Back, y's keepalive
+ * probe finds its connection with z ended: its import faults, and a new
+ * import of the same handle reads.
+ */
+static void quad_hang(int fd, unsigned int me, const char *other_h2)
+{
+	static unsigned int buf[BUF_SIZE / 4];
+	unsigned int imp;
+	int dmabuf, ret;
+
+	if (me == 3) {
+		owner_finds_stopped(3, 2, "y.stopped", "z.saw-lost");
+		return;
+	}
+	imp = import(fd, other_h2, &dmabuf, "stop-import");
+	ret = gpu_access(fd, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x53), "stop-reads-before",
+	      "accelerator 2 reads accelerator 3's buffer before the hang: %s",
+	      verdict(ret, buf, BUF_SIZE, 0x53));
+	importer_back_from_stop(fd, 2, 3, imp, "y.stop-me", "y.continued");
+	drmCloseBufferHandle(fd, imp);
+	close(dmabuf);
+	imp = import(fd, other_h2, &dmabuf, "hung-guest-reimports");
+	ret = gpu_access(fd, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x53), "hung-guest-reads-again",
+	      "accelerator 2 reads accelerator 3's buffer again through a new import: %s",
+	      verdict(ret, buf, BUF_SIZE, 0x53));
+	drmCloseBufferHandle(fd, imp);
+	close(dmabuf);
 }
 
 /*
@@ -1492,6 +1560,7 @@ static void guest_quad(const char *role)
 	else
 		quad_access_in_flight(fd);
 	wait_count(me, "imports", 0);
+	quad_hang(fd, me, other_h2);
 
 	/*
 	 * The host writes garbage into the region (tooling/region-fuzz.py):

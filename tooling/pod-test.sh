@@ -47,9 +47,8 @@ truncate -s 32M "$region"	# zeroed: an empty fabric
 guest() {
 	VM_QEMU_ARGS="-object memory-backend-file,id=fabric,share=on,mem-path=${4:-$region},size=32M
 		-device ivshmem-plain,memdev=fabric
-		-virtfs local,path=$run/xchg,mount_tag=pod,security_model=none,multidevs=remap
-		-pidfile $run/$1.pid" \
-	VM_TIMEOUT=${POD_TIMEOUT:-600} VM_SMP=${3:-2} \
+		-virtfs local,path=$run/xchg,mount_tag=pod,security_model=none,multidevs=remap" \
+	VM_PIDFILE=$run/$1.pid VM_TIMEOUT=${POD_TIMEOUT:-600} VM_SMP=${3:-2} \
 		"$REPO/tooling/vm-run.sh" "$OUT/vm/arch/x86/boot/bzImage" "$run/$1" \
 		"sh $REPO/tooling/guest-pod.sh $OUT/vm $OUT/pod/ualink_pod $1 $2 ${3:-2} 4" \
 		> "$run/$1.log" 2>&1

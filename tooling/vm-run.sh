@@ -19,7 +19,16 @@
 # kernel parameters), VM_ACCEL (default tcg: KVM guests hang on these
 # machines, which have no nested virtualisation; use kvm only where a probe
 # boots), VM_QEMU_ARGS (more QEMU arguments, split at spaces: the pod test's
-# shared region and exchange directory).
+# shared region and exchange directory), VM_PIDFILE (where QEMU writes its
+# pid; default OUTDIR/qemu.pid), VM_BOOT_DEADLINE (seconds, default 120:
+# init starts after 15 to 35 s here, four guests booting at once).
+#
+# A guest whose init has not started within VM_BOOT_DEADLINE (no
+# "vm-init:" line on the console) is taken for a boot that hung before any
+# code of ours ran (seen once: a TCG guest stopped in SMP bring-up, right
+# after "mtrr: your CPUs had inconsistent ... settings", on a loaded host):
+# it is killed and booted once more, which the output says. A second hang
+# fails the run as any guest that did not finish.
 set -euo pipefail
 
 kernel=$1 out=$2
@@ -48,15 +57,38 @@ cmdline+=" init=$here/vm-init.sh panic=-1 oops=continue ${VM_APPEND:-}"
 # clears and refills with interrupts on during boot; KASAN then takes an
 # interrupt's access to the direct map for a wild one and reports it (seen
 # once in about 70 boots, at 0.006 s, before any code of this project).
-status=0
-timeout --foreground -k 10 "$timeout" \
-	qemu-system-x86_64 -accel "$accel" -machine "${VM_MACHINE:-q35}" \
-	-cpu max,la57=off -smp "$smp" -m "$mem" \
-	-nographic -no-reboot -nodefaults -serial stdio \
-	-kernel "$kernel" -append "$cmdline" \
-	-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
-	-virtfs local,path="$out/share",mount_tag=out,security_model=none,multidevs=remap \
-	${VM_QEMU_ARGS:-} < /dev/null 2>&1 | tee "$out/console.log" || status=$?
+pidfile=${VM_PIDFILE:-$out/qemu.pid} deadline=${VM_BOOT_DEADLINE:-120}
+
+# boot_watch: kill the guest unless its init starts within the deadline
+boot_watch() {
+	local i
+	for ((i = 0; i < deadline; i++)); do
+		sleep 1
+		grep -aq '^vm-init:' "$out/console.log" 2>/dev/null && return 0
+	done
+	: > "$out/boot-hung"
+	kill -KILL "$(cat "$pidfile" 2>/dev/null)" 2>/dev/null || true
+}
+
+for attempt in 1 2; do
+	rm -f "$out/boot-hung" "$pidfile"
+	: > "$out/console.log"
+	boot_watch & watch=$!
+	status=0
+	timeout --foreground -k 10 "$timeout" \
+		qemu-system-x86_64 -accel "$accel" -machine "${VM_MACHINE:-q35}" \
+		-cpu max,la57=off -smp "$smp" -m "$mem" \
+		-nographic -no-reboot -nodefaults -serial stdio \
+		-kernel "$kernel" -append "$cmdline" -pidfile "$pidfile" \
+		-virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+		-virtfs local,path="$out/share",mount_tag=out,security_model=none,multidevs=remap \
+		${VM_QEMU_ARGS:-} < /dev/null 2>&1 | tee "$out/console.log" || status=$?
+	kill "$watch" 2>/dev/null || true
+	wait "$watch" 2>/dev/null || true
+	[ -e "$out/boot-hung" ] && [ "$attempt" = 1 ] || break
+	echo "vm-run: no init within $deadline s, the console stopped at: $(grep -a . "$out/console.log" | tail -n 1 | tr -d '\r'); booting again" >&2
+	mv "$out/console.log" "$out/console-hung.log"
+done
 # A guest that hung after writing rc (in the kmemleak scan, say) fails too.
 
 share=$out/share

@@ -66,7 +66,7 @@ pod-test: deps
 	@$(LOCKED) '$(PREP) && $(T)/pod-test.sh'
 
 igt: deps
-	@$(MAKE) -s -C tests/igt OUT=$(UALINK_WORK)/out/igt
+	@$(LOCKED) '$(PREP) && $(MAKE) -s -C tests/igt OUT=$(UALINK_WORK)/out/igt'
 
 # Every commit of the series builds what it adds (first run about 70
 # minutes; not part of check yet).

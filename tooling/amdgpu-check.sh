@@ -3,10 +3,10 @@
 #
 # Tier 2: amdgpu.ko with the UALink glue on x86_64, W=1 (sparse where it
 # can run: not on 7.3 with bookworm's sparse 0.6.4, see targeted()) on our
-# objects and on the C files patches/ touches, the
-# kernel's UAPI header test on our header, checkpatch --strict and
-# kernel-doc on every file we own, checkpatch on the generated series; an LLVM=-19
-# build of our objects and the kernel's Coccinelle scripts on our files.
+# objects and on the C files patches/ touches, the kernel's UAPI header
+# test on amdgpu_drm.h and our header, kernel-doc on the UALink uAPI in
+# amdgpu_drm.h, checkpatch --strict and kernel-doc on every file we own,
+# checkpatch on the generated series; an LLVM=-19 build of our objects and the kernel's Coccinelle scripts on our files.
 # amdgpu.ko with UALink is checked in the debug guest's tree ($OUT/vm,
 # configs/vm-guest.config + vm-debug.config, built with W=1 by
 # vm-kernel.sh), which `make vm-test` boots next: one x86_64 kernel build
@@ -73,7 +73,7 @@ counted() {	# counted NAME STATUS
 
 build() {
 	# Force the header test to run again: it only runs when stale.
-	rm -f "$o"/usr/include/drm/amdgpu_ualink*.hdrtest
+	rm -f "$o"/usr/include/drm/amdgpu_drm.hdrtest "$o"/usr/include/drm/amdgpu_ualink*.hdrtest
 	"$REPO/tooling/vm-kernel.sh" debug >&3 || return 1
 	[ -f "$o/drivers/gpu/drm/amd/amdgpu/amdgpu.ko" ] &&
 	[ -f "$o/drivers/gpu/drm/amd/amdgpu/ualink/amdgpu_ualink.ko" ] ||
@@ -258,10 +258,28 @@ sphinx_check() {
 
 hdrtest() {
 	local h
-	for h in amdgpu_ualink amdgpu_ualink_vpod; do
+	for h in amdgpu_drm amdgpu_ualink_vpod; do
 		[ -f "$o/usr/include/drm/$h.hdrtest" ] ||
 			{ echo "UAPI header test did not run for drm/$h.h"; return 1; }
 		echo "HDRTEST usr/include/drm/$h.h: passed"
+	done
+}
+
+# kernel-doc on the UALink part of amdgpu_drm.h (the rest of that file is
+# amdgpu's, and not all of it is kernel-doc clean): every struct of it
+# documented, no warning
+uapi_kernel_doc() {
+	local h=include/uapi/drm/amdgpu_drm.h s args=() out
+	for s in $(sed -n 's/^struct \(drm_amdgpu_ualink[a-z_]*\) {$/\1/p' "$TREE/$h"); do
+		args+=(-s "$s")
+	done
+	[ "${#args[@]}" -ge 14 ] || { echo "the UALink structs are not in $h"; return 1; }
+	out=$(cd "$TREE" && env PATH="/usr/bin:$PATH" scripts/kernel-doc -none -Wall "${args[@]}" "$h" 2>&1)
+	[ -z "$out" ] || { echo "$out"; return 1; }
+	out=$(cd "$TREE" && env PATH="/usr/bin:$PATH" scripts/kernel-doc -rst "${args[@]}" "$h" 2>&1)
+	for s in "${args[@]}"; do
+		[ "$s" = -s ] || grep -q "^\.\. c:struct:: $s\$" <<< "$out" ||
+			{ echo "no kernel-doc for struct $s in $h"; return 1; }
 	done
 }
 
@@ -312,6 +330,7 @@ echo "amdgpu: W=1 (sparse cannot run on 7.3 here), UAPI header test, checkpatch,
 if [ "$fail" -eq 0 ]; then
 	check "W=1 on our objects and patched files (C=1: sparse 0.6.4 refused by 7.3)" targeted
 	check "UAPI header test" hdrtest
+	check "kernel-doc on the UALink uAPI in amdgpu_drm.h" uapi_kernel_doc
 	check "Sphinx renders ualink.rst without a warning" sphinx_check
 	echo "amdgpu: LLVM=-19 build of our objects, coccicheck (cold: ~4 min)"
 	background_check "coccicheck on $OWNED_DIRS" cocci

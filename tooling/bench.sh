@@ -14,8 +14,8 @@ set -uo pipefail
 
 "$REPO/tooling/vm-kernel.sh" bench || exit 1
 mkdir -p "$OUT/bench" "$RES/bench"
-make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" "$OUT/tools/libualink.a" || exit 1
-cc -O2 -pthread -Wall -Wextra -Werror -I"$REPO/include/uapi/drm" -I"$REPO/tools/ualink" \
+make -s -C "$REPO/tools/ualink" UAPI="$OUT/uapi" OUT="$OUT/tools" "$OUT/tools/libualink.a" || exit 1
+cc -O2 -pthread -Wall -Wextra -Werror -I"$OUT/uapi" -I"$REPO/tools/ualink" \
 	$(pkg-config --cflags libdrm) -o "$OUT/bench/ualink_bench" \
 	"$REPO/tests/bench/ualink_bench.c" "$OUT/tools/libualink.a" \
 	$(pkg-config --libs libdrm) || exit 1

@@ -13,7 +13,7 @@ seconds=${FUZZ_SECONDS:-600} seed=${FUZZ_SEED:-0}
 run=$OUT/fuzz
 
 "$REPO/tooling/vm-kernel.sh" || exit 1
-make -s -C "$REPO/tests/igt" OUT="$OUT/igt-fuzz" || exit 1
+make -s -C "$REPO/tests/igt" UAPI="$OUT/uapi" OUT="$OUT/igt-fuzz" || exit 1
 
 VM_TIMEOUT=$((seconds + 1200)) "$REPO/tooling/vm-run.sh" \
 	"$OUT/vm/arch/x86/boot/bzImage" "$run" \

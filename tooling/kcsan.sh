@@ -17,8 +17,8 @@ set -uo pipefail
 run=$OUT/kcsan
 "$REPO/tooling/vm-kernel.sh" kcsan || exit 1
 rm -rf "$OUT/igt-kcsan" "$run"
-make -s -j"$JOBS" -C "$REPO/tests/igt" OUT="$OUT/igt-kcsan" CC="ccache gcc" || exit 1
-make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" || exit 1
+make -s -j"$JOBS" -C "$REPO/tests/igt" UAPI="$OUT/uapi" OUT="$OUT/igt-kcsan" CC="ccache gcc" || exit 1
+make -s -C "$REPO/tools/ualink" UAPI="$OUT/uapi" OUT="$OUT/tools" CC="ccache gcc" || exit 1
 # the example built against an installed libualink, which IGT tools runs
 "$REPO/tooling/lib-install.sh" "$OUT/tools" > "$OUT/lib-install.log" 2>&1 || exit 1
 

@@ -28,13 +28,14 @@ mkdir -p "$dir"
 
 # the headers as the kernel installs them for userspace
 if make -s -C "$TREE" O="$OUT/hdr-build" headers_install INSTALL_HDR_PATH="$dir/hdr" > "$dir/hdr.log" 2>&1 &&
-   [ -f "$dir/hdr/include/drm/amdgpu_ualink.h" ]; then
+   grep -q '^#define DRM_IOCTL_AMDGPU_UALINK' "$dir/hdr/include/drm/amdgpu_drm.h"; then
 	pass headers-install
 else
 	fail headers-install "see $dir/hdr.log"
 fi
 
-pkg=(make -s -C "$REPO/tools/ualink" OUT="$dir/build" PREFIX=/usr CC="ccache gcc"
+pkg=(make -s -C "$REPO/tools/ualink" UAPI="$OUT/uapi" OUT="$dir/build"
+     PREFIX=/usr CC="ccache gcc"
      DESTDIR="$root" UAPI_HEADERS="$dir/hdr/include/drm")
 if "${pkg[@]}" install > "$dir/install.log" 2>&1; then
 	pass install
@@ -46,7 +47,7 @@ libdir=$root/usr/lib/$multiarch
 
 # what a package would hold
 (cd "$root" && find . -type f -o -type l | sort) > "$dir/files"
-want=$(printf '%s\n' ./usr/bin/ualinkctl ./usr/include/ualink/amdgpu_ualink.h \
+want=$(printf '%s\n' ./usr/bin/ualinkctl ./usr/include/ualink/amdgpu_drm.h \
 	./usr/include/ualink/amdgpu_ualink_vpod.h ./usr/include/ualink/libualink.h \
 	"./usr/lib/$multiarch/libualink.a" "./usr/lib/$multiarch/libualink.so" \
 	"./usr/lib/$multiarch/libualink.so.0" "./usr/lib/$multiarch/libualink.so.0.2.0" \
@@ -59,7 +60,9 @@ else
 	fail files "$(diff <(echo "$want") "$dir/files" | tr '\n' ' ')"
 fi
 # installed headers are the headers_install ones
-if cmp -s "$dir/hdr/include/drm/amdgpu_ualink.h" "$root/usr/include/ualink/amdgpu_ualink.h"; then
+if cmp -s "$dir/hdr/include/drm/amdgpu_drm.h" "$root/usr/include/ualink/amdgpu_drm.h" &&
+   cmp -s "$dir/hdr/include/drm/amdgpu_ualink_vpod.h" \
+	"$root/usr/include/ualink/amdgpu_ualink_vpod.h"; then
 	pass headers-from-kernel
 else
 	fail headers-from-kernel

@@ -34,7 +34,7 @@ export KBUILD_BUILD_USER=ualink KBUILD_BUILD_HOST=ualink
 # Paths in the kernel tree that this repository owns (tooling/series.py has
 # the same list).
 OWNED_DIRS="drivers/gpu/drm/amd/amdgpu/ualink"
-OWNED_FILES="include/uapi/drm/amdgpu_ualink.h include/uapi/drm/amdgpu_ualink_vpod.h Documentation/gpu/amdgpu/ualink.rst Documentation/ABI/testing/sysfs-driver-amdgpu-ualink"
+OWNED_FILES="include/uapi/drm/amdgpu_ualink_vpod.h Documentation/gpu/amdgpu/ualink.rst Documentation/ABI/testing/sysfs-driver-amdgpu-ualink"
 
 # kbuild and the guest's command line cannot take paths with spaces: say so.
 case "$REPO$W" in
@@ -150,13 +150,11 @@ tier_done() {
 # owned_sources: the C sources and headers we own, relative to the tree.
 owned_sources() {
 	(cd "$REPO" && find $OWNED_DIRS -name '*.[ch]' | sort
-	 echo include/uapi/drm/amdgpu_ualink.h
 	 echo include/uapi/drm/amdgpu_ualink_vpod.h)
 }
 
 # owned_files: every file we own in the tree (for checkpatch).
 owned_files() {
 	(cd "$REPO" && find $OWNED_DIRS -type f ! -name .kunitconfig | sort
-	 echo include/uapi/drm/amdgpu_ualink.h
 	 echo include/uapi/drm/amdgpu_ualink_vpod.h)
 }

@@ -27,10 +27,10 @@ fail_all() {	# fail_all WHAT: every expected assertion fails
 	exit 1
 }
 "$REPO/tooling/vm-kernel.sh" || fail_all "the debug guest kernel did not build"
-make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" || fail_all "tools/ualink did not build"
+make -s -C "$REPO/tools/ualink" UAPI="$OUT/uapi" OUT="$OUT/tools" CC="ccache gcc" || fail_all "tools/ualink did not build"
 mkdir -p "$OUT/pod"
 ccache gcc -O2 -g -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE \
-	-I"$REPO/tools/ualink" -I"$REPO/include/uapi/drm" \
+	-I"$REPO/tools/ualink" -I"$OUT/uapi" \
 	$(pkg-config --cflags libdrm) -o "$OUT/pod/ualink_pod" \
 	"$REPO/tests/pod/ualink_pod.c" "$OUT/tools/libualink.a" \
 	$(pkg-config --libs libdrm) || fail_all "ualink_pod did not build"

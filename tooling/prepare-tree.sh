@@ -90,4 +90,19 @@ n=$(g rev-list --count "ualink-base..$head")
 
 # Check the result out; only files that differ are written.
 g checkout -q -f -B ualink "$head"
+
+# Userspace here (tools/ualink, the tests, the demo, the benchmark) builds
+# against the uAPI as the kernel installs it for userspace
+# (headers_install): amdgpu_drm.h, which has the UALink ioctl, and the
+# emulated pod's header, alone in $out/uapi. drm.h and the rest come from
+# the system's libdrm, as for a program built against a distribution's
+# headers. A header is rewritten only when it changed.
+out=${UALINK_WORK:-/var/tmp/ualink}/out
+make -s -C "$tree" O="$out/hdr-build" headers_install INSTALL_HDR_PATH="$out/hdr" >/dev/null ||
+	die "make headers_install failed"
+mkdir -p "$out/uapi"
+for h in amdgpu_drm.h amdgpu_ualink_vpod.h; do
+	cmp -s "$out/hdr/include/drm/$h" "$out/uapi/$h" ||
+		cp "$out/hdr/include/drm/$h" "$out/uapi/$h"
+done
 log "tree ready: $tree (Debian $pkg $version, $n commits, $(g rev-parse --short HEAD))"

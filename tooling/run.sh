@@ -8,9 +8,9 @@ set -uo pipefail
 
 "$REPO/tooling/vm-kernel.sh" || exit 1
 echo "run: building libualink, ualinkctl, the symmetric-heap example and the demo"
-make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" || exit 1
+make -s -C "$REPO/tools/ualink" UAPI="$OUT/uapi" OUT="$OUT/tools" || exit 1
 mkdir -p "$OUT/demo"
-cc -O2 -Wall -Wextra -Werror -I"$REPO/include/uapi/drm" -I"$REPO/tools/ualink" \
+cc -O2 -Wall -Wextra -Werror -I"$OUT/uapi" -I"$REPO/tools/ualink" \
 	$(pkg-config --cflags libdrm) -o "$OUT/demo/ualink_demo" \
 	"$REPO/tests/demo/ualink_demo.c" "$OUT/tools/libualink.a" \
 	$(pkg-config --libs libdrm) || exit 1

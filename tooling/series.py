@@ -42,7 +42,6 @@ import subprocess
 import sys
 
 OWNED = ['drivers/gpu/drm/amd/amdgpu/ualink',
-         'include/uapi/drm/amdgpu_ualink.h',
          'include/uapi/drm/amdgpu_ualink_vpod.h',
          'Documentation/gpu/amdgpu/ualink.rst',
          'Documentation/ABI/testing/sysfs-driver-amdgpu-ualink']

@@ -18,11 +18,11 @@ built=1
 "$REPO/tooling/vm-kernel.sh" || { r fail static "build: debug guest kernel"; built=0; }
 # Only the programs of this checkout: no stale binaries of removed tests.
 rm -rf "$OUT/igt" "$run"
-make -s -j"$JOBS" -C "$REPO/tests/igt" OUT="$OUT/igt" CC="ccache gcc" ||
+make -s -j"$JOBS" -C "$REPO/tests/igt" UAPI="$OUT/uapi" OUT="$OUT/igt" CC="ccache gcc" ||
 	r fail static "build: IGT programs"
 # libualink, ualinkctl and the symmetric-heap example (IGT tools runs them)
 rm -rf "$OUT/tools"
-make -s -C "$REPO/tools/ualink" OUT="$OUT/tools" CC="ccache gcc" ||
+make -s -C "$REPO/tools/ualink" UAPI="$OUT/uapi" OUT="$OUT/tools" CC="ccache gcc" ||
 	r fail static "build: tools/ualink"
 # libualink installed as a package would be, checked, and the example
 # built against the installed copy (IGT tools runs it)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * The rare errnos of amdgpu_ualink.h, each forced through the uAPI on the
+ * The rare UALink errnos of amdgpu_drm.h, each forced through the uAPI on the
  * emulated pod: EREMOTEIO (the exporter's IP refuses the grant), ENETDOWN (in
  * the middle of a GPU reset, which the emulated pod can hold), EINTR (a
  * signal during the wait), ENOLINK (the exporter goes offline during the

@@ -163,7 +163,7 @@ static void seed_worker(uint64_t seed, unsigned int w)
 		rng = 1;
 }
 
-/* errno sets, as amdgpu_ualink.h and amdgpu_ualink_vpod.h document them */
+/* errno sets, as amdgpu_drm.h and amdgpu_ualink_vpod.h document them */
 static const int create_errnos[] = { ENOSPC, ENOMEM, 0 };
 static const int export_errnos[] = { ENETDOWN, ENOSPC, ENOMEM, 0 };
 static const int import_errnos[] = {

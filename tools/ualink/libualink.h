@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
  * libualink: the UALink uAPI of amdgpu and of the emulated pod
- * (include/uapi/drm/amdgpu_ualink.h) for programs, and what sysfs says of a
+ * (include/uapi/drm/amdgpu_drm.h) for programs, and what sysfs says of a
  * device's UALink. Every function returns 0 (or a count) on success and a
  * negative errno on failure; ualink_strerror() says what an errno means
  * for UALink. A call interrupted by a signal is restarted, as libdrm's
@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "amdgpu_ualink.h"
+#include "amdgpu_drm.h"
 
 #ifdef __cplusplus
 extern "C" {

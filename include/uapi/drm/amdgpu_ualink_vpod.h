@@ -2,7 +2,7 @@
 /*
  * uAPI of the emulated UALink pod (vpod), the virtual device that runs the
  * UALink uAPI of amdgpu without hardware, as vgem does for PRIME. Besides
- * DRM_IOCTL_AMDGPU_UALINK (include/uapi/drm/amdgpu_ualink.h), which it
+ * DRM_IOCTL_AMDGPU_UALINK (include/uapi/drm/amdgpu_drm.h), which it
  * implements with the same number, structs and errnos as amdgpu, it has a
  * buffer create ioctl, a mmap offset ioctl, an emulated GPU access ioctl
  * and an emulated GPU job ioctl.
@@ -12,7 +12,7 @@
 #define __AMDGPU_UALINK_VPOD_H__
 
 #include "drm.h"
-#include "amdgpu_ualink.h"
+#include "amdgpu_drm.h"
 
 #if defined(__cplusplus)
 extern "C" {

@@ -6,12 +6,11 @@
 #include <linux/export.h>
 #include <linux/fs.h>
 
+#include <drm/amdgpu_drm.h>
 #include <drm/drm_device.h>
 #include <drm/drm_drv.h>
 #include <drm/drm_gem.h>
 #include <drm/drm_prime.h>
-
-#include <uapi/drm/amdgpu_ualink.h>
 
 #include "amdgpu_ualink_dmabuf.h"
 

@@ -10,9 +10,8 @@
 #include <linux/slab.h>
 #include <linux/wait_bit.h>
 
+#include <drm/amdgpu_drm.h>
 #include <drm/drm_print.h>
-
-#include <uapi/drm/amdgpu_ualink.h>
 
 #include "amdgpu_ualink_dev.h"
 #include "amdgpu_ualink_dmabuf.h"

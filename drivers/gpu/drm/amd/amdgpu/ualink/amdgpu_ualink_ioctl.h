@@ -6,7 +6,7 @@
 #ifndef __AMDGPU_UALINK_IOCTL_H__
 #define __AMDGPU_UALINK_IOCTL_H__
 
-#include <uapi/drm/amdgpu_ualink.h>
+#include <drm/amdgpu_drm.h>
 
 #include "amdgpu_ualink_dev.h"
 

@@ -15,7 +15,7 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
-#include <uapi/drm/amdgpu_ualink.h>
+#include <drm/amdgpu_drm.h>
 
 /* What this kernel knows, as INFO reports it and the check below accepts. */
 #define AMDGPU_UALINK_IOCTL_OPS	(BIT(AMDGPU_UALINK_OP_INFO) |		\

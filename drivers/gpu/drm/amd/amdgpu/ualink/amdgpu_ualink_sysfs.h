@@ -10,7 +10,7 @@
 #include <linux/types.h>
 #include <linux/uuid.h>
 
-#include <uapi/drm/amdgpu_ualink.h>
+#include <drm/amdgpu_drm.h>
 
 struct amdgpu_ualink_dev;
 struct amdgpu_ualink_sysfs;

@@ -100,8 +100,8 @@ static void ualink_amdgpu_ioctl_without_ualink(struct kunit *test)
 }
 
 /*
- * The provisional ioctl index is one no other amdgpu ioctl has, in 6.12,
- * in later kernels or in posted series (see the uAPI header), and the
+ * The provisional ioctl index is one no other amdgpu ioctl has, in 7.3,
+ * or in series posted to amd-gfx (see amdgpu_drm.h), and the
  * device's ioctl table has it there.
  */
 static void ualink_amdgpu_ioctl_index(struct kunit *test)

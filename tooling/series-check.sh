@@ -75,13 +75,15 @@ findings() {	# findings COMMIT OUTPUT
 	done
 }
 
-printf '%-4s %6s  %-60s %s\n' "#" lines commit "objects built for added .c files" \
+printf '%-4s %6s %5s  %-60s %s\n' "#" lines secs commit "objects built for added .c files" \
 	| tee "$log/table"
 n=0
+start=$(date +%s)
 for c in $(g rev-list --reverse ualink-base..ualink); do
 	n=$((n + 1))
 	subject=$(g log -1 --format=%s "$c")
 	lines=$(g show --format= --numstat "$c" | awk '{ a += $1 + $2 } END { print a + 0 }')
+	t0=$(date +%s)
 	g checkout -q -f "$c" || { echo "series-check: checkout of $c failed"; exit 1; }
 	cl=$log/$n
 	ok=1 why=""
@@ -129,7 +131,8 @@ for c in $(g rev-list --reverse ualink-base..ualink); do
 		findings "$c" "$cl.build" > "$cl.findings"
 		[ ! -s "$cl.findings" ] || { ok=0 why="warnings in its lines"; }
 	fi
-	printf '%-4s %6s  %-60.60s %s\n' "$n" "$lines" "$subject" "${built[*]:--}" |
+	printf '%-4s %6s %5s  %-60.60s %s\n' "$n" "$lines" "$(($(date +%s) - t0))" "$subject" \
+		"${built[*]:--}" |
 		tee -a "$log/table"
 	if [ "$ok" -eq 1 ]; then
 		pass=$((pass + 1))
@@ -141,6 +144,6 @@ for c in $(g rev-list --reverse ualink-base..ualink); do
 done
 rm -f "$o/.series-marker"
 g checkout -q -f "$head"
-echo "series-check: $pass of $n commits build what they add"
+echo "series-check: $pass of $n commits build what they add ($(($(date +%s) - start)) s)"
 counts series-check "$pass" "$fail" 0
 [ "$fail" -eq 0 ]

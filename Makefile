@@ -68,8 +68,8 @@ pod-test: deps
 igt: deps
 	@$(LOCKED) '$(PREP) && $(MAKE) -s -C tests/igt OUT=$(UALINK_WORK)/out/igt'
 
-# Every commit of the series builds what it adds (first run about 70
-# minutes; not part of check yet).
+# Every commit of the series builds what it adds (also in check; cold 43
+# minutes, warm about 8.5).
 series-check: deps
 	@$(LOCKED) '$(PREP) && $(T)/series-check.sh'
 

@@ -224,7 +224,8 @@ def cmd_summary(args):
     print(f'   anchors (TTM\'s KUnit suites, vgem PRIME): {anch["pass"]} '
           f'passed, {anch["fail"]} failed, {anch["skip"]} skipped')
     print(f'static checks (builds, checkpatch, kernel-doc, Sphinx, '
-          f'coccicheck, LLVM, expected lists): {stat["pass"]} passed, '
+          f'coccicheck, LLVM, expected lists, the series commit by '
+          f'commit): {stat["pass"]} passed, '
           f'{stat["fail"]} failed')
     if ours['skip']:
         warn(f'make check: {ours["skip"]} of our tests skipped; '

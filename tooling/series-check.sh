@@ -13,7 +13,9 @@
 # - a commit of our own files only builds their directory as modules
 #   (M=, with modpost: a symbol that nothing defines yet fails the commit);
 # - sparse does not run: Linux 7.3 refuses bookworm's sparse 0.6.4 (see
-#   amdgpu-check.sh), so each commit gets W=1 only;
+#   amdgpu-check.sh), so each commit gets W=1 only, and W=1 without its
+#   kernel-doc pass over every file compiled
+#   (tooling/series-kernel-doc-off.py says why);
 # - every .c file a commit adds must have produced an object in that
 #   build (or, for a KUnit file included by another .c, that file's
 #   object was built again), or the commit fails; the one exception is
@@ -22,8 +24,13 @@
 # - any warning that names one of our files or a line the commit adds
 #   fails it.
 #
-# Prints a table: commit, lines changed, objects built for the .c files it
-# adds. Puts the tree back at the end.
+# Prints a table: commit, lines changed, seconds, objects built for the .c
+# files it adds.
+#
+# The commits are checked out in a worktree of the prepared tree's history
+# of its own ($UALINK_WORK/series-tree), not in the prepared tree: going
+# from commit to commit rewrites files, and in the prepared tree that would
+# make the other tiers' builds compile again what those files reach.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -33,10 +40,17 @@ ualink=drivers/gpu/drm/amd/amdgpu/ualink
 rm -rf "$log"
 mkdir -p "$log" "$o"
 pass=0 fail=0
+head=$(git -C "$TREE" rev-parse ualink)
+st=$W/series-tree
+if ! git -C "$st" rev-parse --git-dir > /dev/null 2>&1; then
+	# none yet, or one of a prepared tree unpacked again since
+	git -C "$TREE" worktree prune
+	rm -rf "$st"
+	git -C "$TREE" worktree add -q --detach "$st" "$head" ||
+		{ echo "series-check: cannot make the worktree $st"; exit 1; }
+fi
+TREE=$st
 g() { git -C "$TREE" "$@"; }
-head=$(g rev-parse ualink)
-restore() { g checkout -q -f ualink; }
-trap restore EXIT
 
 # configure LOG: the configuration of the commit checked out, asked of
 # Kconfig only when a Kconfig file changed; .config is only written when it
@@ -84,12 +98,11 @@ for c in $(g rev-list --reverse ualink-base..ualink); do
 	subject=$(g log -1 --format=%s "$c")
 	lines=$(g show --format= --numstat "$c" | awk '{ a += $1 + $2 } END { print a + 0 }')
 	t0=$(date +%s)
-	g checkout -q -f "$c" || { echo "series-check: checkout of $c failed"; exit 1; }
+	g checkout -q -f --detach "$c" || { echo "series-check: checkout of $c failed"; exit 1; }
 	cl=$log/$n
 	ok=1 why=""
 	marker=$o/.series-marker
-	touch "$marker"
-	sleep 1	# objects built from here on are newer than the marker
+	touch "$marker"	# objects built from here on are newer (ns mtimes)
 	if ! configure "$cl.config"; then
 		ok=0 why="configuration failed"
 	elif [ "$reconfigured" -eq 1 ] || [ ! -f "$o/Module.symvers" ] ||
@@ -98,7 +111,8 @@ for c in $(g rev-list --reverse ualink-base..ualink); do
 		# a commit that edits kernel files, the configuration, or
 		# the glue (amdgpu's Makefile builds it into amdgpu.ko):
 		# everything
-		kmake "$o" -s W=1 > "$cl.build" 2>&1 || { ok=0 why="build failed"; }
+		kmake "$o" -s W=1 KERNELDOC="$REPO/tooling/series-kernel-doc-off.py" \
+			> "$cl.build" 2>&1 || { ok=0 why="build failed"; }
 	else
 		# our files only: their directory, as modules, with modpost
 		# (against the Module.symvers of the last full build)
@@ -143,7 +157,6 @@ for c in $(g rev-list --reverse ualink-base..ualink); do
 	fi
 done
 rm -f "$o/.series-marker"
-g checkout -q -f "$head"
 echo "series-check: $pass of $n commits build what they add ($(($(date +%s) - start)) s)"
 counts series-check "$pass" "$fail" 0
 [ "$fail" -eq 0 ]

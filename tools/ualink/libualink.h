@@ -6,6 +6,12 @@
  * negative errno on failure; ualink_strerror() says what an errno means
  * for UALink. A call interrupted by a signal is restarted, as libdrm's
  * drmIoctl() does. See Documentation/gpu/amdgpu/ualink.rst.
+ *
+ * The uAPI is amdgpu_drm.h's, installed beside this header until the
+ * kernel headers and libdrm of distributions have the UALink ioctl: build
+ * with this header's directory before libdrm's on the include path
+ * (pkg-config's --cflags for libualink does so), since libdrm's older copy
+ * has the same include guard.
  */
 #ifndef LIBUALINK_H
 #define LIBUALINK_H

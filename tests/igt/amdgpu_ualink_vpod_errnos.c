@@ -6,14 +6,16 @@
  * signal during the wait), ENOLINK (the exporter goes offline during the
  * call), ENOSPC (the exporter's NPA window is used up), ENOENT
  * (a GEM handle closed while its export waits), EFAULT (the result cannot
- * be copied back), ENOMEM
- * (every allocation of the call failed in turn with the kernel's failslab
- * and /proc/thread-self/fail-nth), EMFILE (RLIMIT_NOFILE) and ENFILE
- * (fs.file-max, in a process without CAP_SYS_ADMIN). Each subtest checks the errno, that the device still
+ * be copied back), ENOMEM (every allocation of the call failed in turn
+ * with the kernel's failslab and /proc/thread-self/fail-nth), EMFILE
+ * (RLIMIT_NOFILE) and ENFILE (fs.file-max, in a process without
+ * CAP_SYS_ADMIN). Each subtest checks the errno, that the device still
  * works afterwards, and that nothing is left held on any node; the harness
  * checks kmemleak at the end.
  *
- * ESHUTDOWN is not among them: it cannot reach userspace (see the header).
+ * ESHUTDOWN is not among them: it cannot reach userspace (a node is
+ * destroyed only once its last file is closed; see ENODEV in the errno
+ * table of amdgpu_drm.h).
  */
 #include <errno.h>
 #include <fcntl.h>

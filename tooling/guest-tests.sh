@@ -44,16 +44,24 @@ fi
 echo "guest: loading the emulated pod"
 load "$ualink/amdgpu_ualink_vpod.ko" nodes=4 fabric_nodes=60 || status=1
 
-for t in "$igt"/*; do
-	[ -x "$t" ] || continue
-	name=$(basename "$t")
+# one IGT program: its log and exit code for the host (vm-test.sh)
+igt_run() {	# igt_run PROGRAM
+	name=$(basename "$1")
 	echo "guest: IGT $name"
 	# the fuzzer: a fixed budget and seed here (make fuzz: any)
 	UALINK_FUZZ_SECONDS=${UALINK_GUEST_FUZZ_SECONDS:-90} UALINK_FUZZ_SEED=0x5eed \
-		"$t" > "igt-$name.log" 2>&1
-	rc=$?
+		"$1" > "igt-$name.log" 2>&1
+	echo "$?" > "igt-$name.rc"
 	cat "igt-$name.log"
-	echo "$rc" > "igt-$name.rc"
+}
+
+# the unplug program leaves a device unplugged for good: it runs last, on
+# a pod of its own
+unplug=amdgpu_ualink_vpod_unplug
+for t in "$igt"/*; do
+	[ -x "$t" ] || continue
+	[ "$(basename "$t")" = "$unplug" ] && continue
+	igt_run "$t"
 done
 
 # the host checks that every node is back in its initial state
@@ -62,6 +70,16 @@ cat /sys/kernel/debug/amdgpu_ualink_vpod/nodes > pod-after.txt || status=1
 echo "guest: unloading the emulated pod"
 rmmod amdgpu_ualink_vpod || status=1
 rmmod amdgpu_ualink || status=1
+
+# A pod for the unplug program, then unloaded with a device unplugged.
+if [ -x "$igt/$unplug" ]; then
+	echo "guest: loading the emulated pod for $unplug"
+	load "$ualink/amdgpu_ualink_vpod.ko" nodes=4 fabric_nodes=4 || status=1
+	igt_run "$igt/$unplug"
+	echo "guest: unloading the emulated pod, a device unplugged"
+	rmmod amdgpu_ualink_vpod || status=1
+	rmmod amdgpu_ualink || status=1
+fi
 
 # The KCSAN guest's anchor: KCSAN's own test of a race it must report
 # (after our code, so that its reports are told apart from any of ours).

@@ -242,8 +242,14 @@ struct amdgpu_ualink_vpod_node {
 	bool stopped;
 	/** @debugfs: the node's debugfs directory */
 	struct dentry *debugfs;
-	/** @control_lock: serialises reset, offline and online */
+	/** @control_lock: serialises reset, offline, online and unplug */
 	struct mutex control_lock;
+	/**
+	 * @unplugged: its DRM device was unplugged (debugfs ``control``
+	 * ``unplug``), for good: no reset or online any more; under
+	 * @control_lock
+	 */
+	bool unplugged;
 	/**
 	 * @fill: debugfs ``window_fill``: ranges of @udev's window taken so
 	 * that nothing else fits (&struct amdgpu_ualink_vpod_fill), under
@@ -377,6 +383,7 @@ void amdgpu_ualink_vpod_info(struct amdgpu_ualink_vpod_node *node, u32 *vpod,
 /* DRM devices: amdgpu_ualink_vpod_drv.c */
 int amdgpu_ualink_vpod_drm_init(struct amdgpu_ualink_vpod_node *node);
 void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node);
+int amdgpu_ualink_vpod_drm_unplug(struct amdgpu_ualink_vpod_node *node);
 void amdgpu_ualink_vpod_drm_state_changed(struct amdgpu_ualink_vpod_node *node);
 const char *amdgpu_ualink_vpod_drm_name(struct amdgpu_ualink_vpod_node *node);
 extern const struct amdgpu_ualink_dev_ops amdgpu_ualink_vpod_bo_ops;

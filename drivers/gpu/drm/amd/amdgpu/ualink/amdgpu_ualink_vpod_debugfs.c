@@ -77,7 +77,11 @@
  *	uAPI answers ENETDOWN, peers are refused) until ``reset-end``
  *	finishes the reset; ``reset`` and ``reset-begin`` fail with EBUSY
  *	unless it is active, ``reset-end`` with EINVAL unless it is
- *	resetting
+ *	resetting; or ``unplug`` (a DRM accelerator): DRM's unplug of its
+ *	device, as amdgpu's PCI remove does (every ioctl of its open files
+ *	then fails with ENODEV), then it goes offline for good (``reset``,
+ *	``reset-begin`` and ``online`` fail with ENODEV); EBUSY while it is
+ *	resetting, ENODEV for a fabric-only accelerator
  * ``node<id>/vpod``
  *	the accelerator's virtual pod number, 0 to 1023; write to move it
  *	(a larger number fails with EINVAL; in a pod that spans kernels,
@@ -253,6 +257,8 @@ static ssize_t control_write(struct file *file, const char __user *ubuf,
 		ret = amdgpu_ualink_vpod_set_offline(node, true);
 	else if (!strcmp(cmd, "online"))
 		ret = amdgpu_ualink_vpod_set_offline(node, false);
+	else if (!strcmp(cmd, "unplug"))
+		ret = amdgpu_ualink_vpod_drm_unplug(node);
 	else
 		ret = -EINVAL;
 	kfree(cmd);

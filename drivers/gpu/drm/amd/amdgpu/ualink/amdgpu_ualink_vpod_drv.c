@@ -1084,7 +1084,9 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	struct amdgpu_ualink_vpod_drm *vdev = node->drm;
 	struct platform_device *pdev = vdev->pdev;
 
-	drm_dev_unregister(&vdev->drm);
+	/* drm_dev_unplug() unregistered it already */
+	if (!drm_dev_is_unplugged(&vdev->drm))
+		drm_dev_unregister(&vdev->drm);
 	vpod_sysfs_remove(node);
 	/* what revocations wait for */
 	vpod_jobs_end(vdev);
@@ -1100,6 +1102,39 @@ void amdgpu_ualink_vpod_drm_fini(struct amdgpu_ualink_vpod_node *node)
 	node->drm = NULL;
 	devres_release_group(&pdev->dev, NULL);
 	platform_device_unregister(pdev);
+}
+
+/**
+ * amdgpu_ualink_vpod_drm_unplug - unplug an accelerator's DRM device
+ * @node: the accelerator
+ *
+ * What amdgpu's PCI remove does, in its order: DRM's unplug first, after
+ * which every ioctl of the device's open files fails with -ENODEV
+ * (drm_ioctl()) and its render node is gone; then the accelerator leaves
+ * the pod, as its UALink IP block's hw_fini would make it, and its peers
+ * drop what they held from and for it. The files stay open; what they
+ * hold goes as they are closed, and the device itself with the module.
+ * There is no replug. A second unplug does nothing.
+ *
+ * Returns: 0; -ENODEV for an accelerator without a DRM device here
+ * (fabric-only, or another kernel's); -EBUSY while it is resetting.
+ */
+int amdgpu_ualink_vpod_drm_unplug(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod_drm *vdev = node->drm;
+
+	if (!vdev)
+		return -ENODEV;
+	scoped_guard(mutex, &node->control_lock) {
+		if (node->state == AMDGPU_UALINK_VPOD_RESETTING)
+			return -EBUSY;
+		if (node->unplugged)
+			return 0;
+		/* from here on no reset begins and it does not come back */
+		node->unplugged = true;
+	}
+	drm_dev_unplug(&vdev->drm);
+	return amdgpu_ualink_vpod_set_offline(node, true);
 }
 
 /**

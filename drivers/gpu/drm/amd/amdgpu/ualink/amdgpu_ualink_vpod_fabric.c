@@ -937,7 +937,8 @@ static void reset_finish(struct amdgpu_ualink_vpod_node *node)
  *	refused), %AMDGPU_UALINK_VPOD_RESET_END to finish it
  *
  * Returns: 0; -EBUSY when it is offline, or already resetting (BEGIN,
- * WHOLE); -EINVAL for END when it is not resetting.
+ * WHOLE); -ENODEV when its DRM device was unplugged (BEGIN, WHOLE);
+ * -EINVAL for END when it is not resetting.
  */
 int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node,
 			     enum amdgpu_ualink_vpod_reset_phase phase)
@@ -952,8 +953,8 @@ int amdgpu_ualink_vpod_reset(struct amdgpu_ualink_vpod_node *node,
 			reset_finish(node);
 		goto out;
 	}
-	if (node->state != AMDGPU_UALINK_VPOD_ACTIVE) {
-		ret = -EBUSY;
+	if (node->unplugged || node->state != AMDGPU_UALINK_VPOD_ACTIVE) {
+		ret = node->unplugged ? -ENODEV : -EBUSY;
 		goto out;
 	}
 	set_state(node, AMDGPU_UALINK_VPOD_RESETTING);
@@ -972,7 +973,8 @@ out:
  * Every mailbox of the pod hears of it, as from a firmware event: peers
  * drop what they held from and for @node, and @node what it held of them.
  *
- * Returns: 0, or -EBUSY when it is resetting.
+ * Returns: 0, -EBUSY when it is resetting, or -ENODEV when it is to come
+ * back but its DRM device was unplugged.
  */
 int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
 				   bool offline)
@@ -983,6 +985,10 @@ int amdgpu_ualink_vpod_set_offline(struct amdgpu_ualink_vpod_node *node,
 	bool was;
 
 	mutex_lock(&node->control_lock);
+	if (!offline && node->unplugged) {
+		ret = -ENODEV;
+		goto out;
+	}
 	was = node->state == AMDGPU_UALINK_VPOD_OFFLINE;
 	if (node->state == AMDGPU_UALINK_VPOD_RESETTING || offline == was) {
 		ret = node->state == AMDGPU_UALINK_VPOD_RESETTING ? -EBUSY : 0;

@@ -85,7 +85,11 @@ fi
 wait $pb; rb=$?
 rm -f "$run/b.pid"	# its QEMU is gone and could not remove it
 if [ -e "$run/xchg/killed" ]; then
-	echo "pod-test: $(cat "$run/xchg/killed"); it exited with $rb; booting it again"
+	echo "pod-test: $(cat "$run/xchg/killed"); it exited with $rb"
+	# A's read of B's old memory waits in flight across the new start
+	wait_file a.held $pa 3000 ||
+		echo "pod-test: A never held its read of B's old life (a.held)"
+	echo "pod-test: booting B again"
 	guest b2 2 & pb2=$!
 	wait $pb2; rb2=$?
 else

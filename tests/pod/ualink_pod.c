@@ -34,6 +34,10 @@
  *    buffer is revoked (a GPU access to it faults); its import of 2
  *    stands, since nothing told it. Accelerators 0 and 1 keep working
  *    with each other meanwhile.
+ * 3b. Accelerator 1's read of 2's old-life buffer waits in flight (debugfs
+ *    access_hold) while the host boots B again: 2's new start empties its
+ *    access table and waits for the read before it zeroes the memory, and
+ *    the read gets the old life's bytes (restart_under_read()).
  * 4. The host boots B again (b2) on the same region: its accelerators come
  *    up with new generations. A exports a second buffer; B imports it on
  *    2 and 3, which ends accelerator 0's connections with their previous
@@ -690,6 +694,76 @@ static void importer_back_from_stop(int fd, unsigned int id, unsigned int peer,
 	      id, peer, ret ? strerror(-ret) : "it still reads");
 }
 
+/* Whether accelerator @id has @n accesses waiting on its access_hold. */
+static int access_held(unsigned int id, int n)
+{
+	char path[96];
+	int on = -1, waiting = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), DEBUGFS "/node%u/access_hold", id);
+	f = fopen(path, "r");
+	if (!f)
+		die(path, errno);
+	if (fscanf(f, "%d %d", &on, &waiting) != 2)
+		waiting = -1;
+	fclose(f);
+	return waiting == n;
+}
+
+/*
+ * 3b: accelerator 1's read of the dead accelerator 2's buffer at @npa,
+ * under the old life's grant, waits in flight (debugfs access_hold) until
+ * B's new life has started: that start empties 2's access table, waits
+ * for the read, and only then zeroes the memory. The read gets the old
+ * life's bytes; had the start zeroed first, it would get zeroes. The host
+ * boots B again once the read waits (a.held).
+ */
+static void restart_under_read(unsigned long long npa)
+{
+	unsigned int word = 0, want;
+	int result[2], ret, status;
+	double t;
+	pid_t pid;
+
+	node_write(1, "access_hold", "1\n");
+	if (pipe(result))
+		die("pipe", errno);
+	pid = fork();
+	if (pid < 0)
+		die("fork", errno);
+	if (!pid) {
+		close(result[0]);
+		ret = npa_read(1, npa, &word);
+		_exit(write(result[1], &ret, sizeof(ret)) != sizeof(ret) ||
+		      write(result[1], &word, sizeof(word)) != sizeof(word));
+	}
+	close(result[1]);	/* a child that died makes the read below fail */
+	t = now_s();
+	while (!access_held(1, 1) && now_s() < t + 30)
+		usleep(20 * 1000);
+	check(access_held(1, 1), "restart-read-held",
+	      "accelerator 1's read of the dead accelerator 2's buffer waits in flight");
+	put("a.held", "1");
+	t = now_s();
+	while (boots(2) < 2 && now_s() < t + WAIT_S)
+		usleep(10 * 1000);
+	printf("pod: B's new life of accelerator 2 started %.1f s after the read was held\n",
+	       now_s() - t);
+	node_write(1, "access_hold", "0\n");
+	if (read(result[0], &ret, sizeof(ret)) != sizeof(ret) ||
+	    read(result[0], &word, sizeof(word)) != sizeof(word))
+		die("the read in flight", EIO);
+	if (waitpid(pid, &status, 0) != pid)
+		die("waitpid", errno);
+	close(result[0]);
+	fill(&want, sizeof(want), 0x2);
+	check(!ret && word == want, "restart-read-gets-old-life",
+	      "the read in flight across the restart gets the old life's bytes: %s",
+	      ret ? strerror(-ret) : word == want ? "the pattern" :
+	      word ? "other bytes" : "zeroes");
+}
+
 static void guest_a(void)
 {
 	static unsigned int buf[BUF_SIZE / 4];
@@ -866,9 +940,10 @@ static void guest_a(void)
 	      "accelerator 1 holds no import of accelerator 3 any more (one of 2's left)");
 	/* nothing told accelerator 1 that 2 died: its import of 2 stands */
 	ret = gpu_access(fd1, imp_old, 0, buf, 4096, 0);
-	check(!ret, "old-life-import-stands",
+	check(!ret && !mismatch(buf, 4096, 0x2), "old-life-import-stands",
 	      "accelerator 1 still reads the dead accelerator 2's buffer: %s",
-	      ret ? strerror(-ret) : "done");
+	      verdict(ret, buf, 4096, 0x2));
+	restart_under_read(npa_old);
 
 	/* the survivors keep working with each other */
 	get("a.handle", line, sizeof(line));
@@ -1000,7 +1075,8 @@ static void guest_b(void)
 	check(export(fd3, gem3, text) == 3, "export-3", "accelerator 3 exported %s", text);
 	put("b.handle", text);
 	/* two more, which A asks for once we are dead */
-	check(export(fd2, gem_create(fd2), text) == 2, "export-2-second",
+	/* with bytes of its own: the old life's, which a restart must not zero under a read */
+	check(export(fd2, filled_buffer(fd2, 0x2), text) == 2, "export-2-second",
 	      "accelerator 2 exported %s", text);
 	put("b.handle2", text);
 	check(export(fd3, gem_create(fd3), text) == 3, "export-3-third",
@@ -1075,6 +1151,14 @@ static void guest_b2(void)
 	short_timeout(3);
 	show_counts("before", 2);
 	show_counts("before", 3);
+	/* A's read of our old life's memory, held in flight at our start */
+	check(count(2, "start_waits") == 1 && count(2, "start_timeouts") == 0,
+	      "restart-waited-for-read",
+	      "accelerator 2's start waited for A's read of its old life's memory (%ld waited, %ld gave up)",
+	      count(2, "start_waits"), count(2, "start_timeouts"));
+	check(count(3, "start_waits") == 0, "restart-no-wait-without-read",
+	      "accelerator 3's start found nothing in flight (%ld waited)",
+	      count(3, "start_waits"));
 	get("a.handle2", line, sizeof(line));
 	memcpy(a2, line, sizeof(a2));
 	imp2 = import(fd2, line, &dmabuf2, "import-a-new-on-2");
@@ -1299,22 +1383,6 @@ static void quad_owner_waits(int fd)
 		die("waitpid", errno);
 }
 
-/* Whether accelerator @id has @n accesses waiting on its access_hold. */
-static int access_held(unsigned int id, int n)
-{
-	char path[96];
-	int on = -1, waiting = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), DEBUGFS "/node%u/access_hold", id);
-	f = fopen(path, "r");
-	if (!f)
-		die(path, errno);
-	if (fscanf(f, "%d %d", &on, &waiting) != 2)
-		waiting = -1;
-	fclose(f);
-	return waiting == n;
-}
 
 /*
  * The importer's side of quad_owner_waits(), in y (accelerator 2): a read

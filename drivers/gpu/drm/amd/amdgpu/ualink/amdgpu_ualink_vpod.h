@@ -27,6 +27,11 @@ struct dentry;
 #define AMDGPU_UALINK_VPOD_HEAP_SIZE	SZ_64K
 /* entries of an accelerator's emulated TLB, direct-mapped by NPA page */
 #define AMDGPU_UALINK_VPOD_TLB_ENTRIES	64
+/*
+ * how long an accelerator's start waits, at most, for each access of
+ * another kernel's accelerator to its previous life's memory in flight
+ */
+#define AMDGPU_UALINK_VPOD_START_WAIT_MS	10000
 /* the most bytes one raw NPA read from debugfs reads */
 #define AMDGPU_UALINK_VPOD_PEEK_MAX	SZ_4K
 
@@ -211,6 +216,14 @@ struct amdgpu_ualink_vpod_node {
 	atomic64_t shootdown_waits;
 	/** @shootdown_timeouts: those of them that gave up waiting */
 	atomic64_t shootdown_timeouts;
+	/**
+	 * @start_waits: in a pod that spans kernels, accesses of another
+	 * kernel's accelerator to our previous life's memory that our start
+	 * found in flight and waited for before zeroing it
+	 */
+	atomic64_t start_waits;
+	/** @start_timeouts: those of them that did not end in time */
+	atomic64_t start_timeouts;
 	/** @faults: accesses to our window the fabric refused */
 	atomic64_t faults;
 	/**

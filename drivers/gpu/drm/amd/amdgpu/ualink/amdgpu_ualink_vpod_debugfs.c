@@ -51,7 +51,11 @@
  *	accelerator's memory in flight and waited for it (counted as the
  *	wait starts), and
  *	``shootdown_timeouts``, those that gave up (after a quarter of the
- *	mailbox timeout: the shootdown fails); then
+ *	mailbox timeout: the shootdown fails);
+ *	``start_waits``, accesses of another kernel's accelerator to the
+ *	memory of this accelerator's previous life that its start found in
+ *	flight and waited for before zeroing the memory, and
+ *	``start_timeouts``, those that had not ended after 10 s; then
  *	the mailbox worker's figures for ``make bench`` (&struct
  *	amdgpu_ualink_mbox_work_stats, ``mbox_`` and its member names):
  *	``mbox_runs``, ``mbox_woken``, ``mbox_wake_ns``,
@@ -193,6 +197,9 @@ static int counts_show(struct seq_file *m, void *data)
 	seq_printf(m, "shootdown_waits %lld\nshootdown_timeouts %lld\n",
 		   atomic64_read(&node->shootdown_waits),
 		   atomic64_read(&node->shootdown_timeouts));
+	seq_printf(m, "start_waits %lld\nstart_timeouts %lld\n",
+		   atomic64_read(&node->start_waits),
+		   atomic64_read(&node->start_timeouts));
 	/* figures for benchmarks: they only grow */
 	seq_printf(m, "mbox_runs %llu\nmbox_woken %llu\nmbox_wake_ns %llu\n",
 		   w.runs, w.woken, w.wake_ns);

@@ -440,27 +440,40 @@ int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 			ret = -ENOMEM;
 			goto out;
 		}
-		/* what the other kernels' requesters are checked against */
-		ret = shm ? amdgpu_ualink_vpod_shm_acl_add(shm, node->id, first,
-							   last - first + 1,
-							   importer) : 0;
-		if (ret >= 0) {
-			a->slot = ret;
-			ret = mtree_store_range(&node->access, first, last, a,
-						GFP_KERNEL);
-			if (ret && shm)
-				amdgpu_ualink_vpod_shm_acl_del(shm, node->id, a->slot);
-		}
+		/* our own record first, letting nobody in yet */
+		ret = mtree_store_range(&node->access, first, last, a, GFP_KERNEL);
 		if (ret) {
 			kfree(a);
 			goto out;
 		}
-	} else if (shm) {
-		amdgpu_ualink_vpod_shm_acl_set(shm, node->id, a->slot, importer, true);
+		/*
+		 * then what the other kernels' requesters are checked
+		 * against: nothing reached the region when this fails
+		 */
+		ret = shm ? amdgpu_ualink_vpod_shm_acl_add(shm, node->id, first,
+							   last - first + 1,
+							   importer) : 0;
+		if (ret < 0) {
+			mtree_erase(&node->access, first);
+			/* a check that found @a is over once we get the lock */
+			spin_lock(&node->walk_lock);
+			spin_unlock(&node->walk_lock);
+			kfree(a);
+			goto out;
+		}
+		a->slot = ret;
+		ret = 0;
+		spin_lock(&node->walk_lock);
+		__set_bit(importer, a->allowed);
+		spin_unlock(&node->walk_lock);
+		goto out;
 	}
 	spin_lock(&node->walk_lock);
 	__set_bit(importer, a->allowed);
 	spin_unlock(&node->walk_lock);
+	if (shm)
+		amdgpu_ualink_vpod_shm_acl_set(shm, node->id, a->slot, importer,
+					       a->allowed);
 out:
 	mutex_unlock(&node->access_lock);
 	return ret;
@@ -497,7 +510,8 @@ void amdgpu_ualink_vpod_deny(struct amdgpu_ualink_vpod_node *node,
 	if (shm && empty)
 		amdgpu_ualink_vpod_shm_acl_del(shm, node->id, a->slot);
 	else if (shm)
-		amdgpu_ualink_vpod_shm_acl_set(shm, node->id, a->slot, importer, false);
+		amdgpu_ualink_vpod_shm_acl_set(shm, node->id, a->slot, importer,
+					       a->allowed);
 	if (empty) {
 		mtree_erase(&node->access, first);
 		/* a check that found @a is over once we get the lock */
@@ -1175,7 +1189,7 @@ static struct amdgpu_ualink_vpod_node *node_new(u16 id, bool drm, bool remote,
 		node->vram = amdgpu_ualink_vpod_shm_vram(shm, id, &node->vram_phys);
 		if (remote)
 			return node;
-		memset(node->vram, 0, vram_size);
+		/* zeroed by node_start(), once no access reaches it */
 		node->tx_base = kcalloc(amdgpu_ualink_vpod->num_nodes,
 					sizeof(u32), GFP_KERNEL);
 		node->rx_base = kcalloc(amdgpu_ualink_vpod->num_nodes,
@@ -1231,6 +1245,34 @@ static void node_take_rings(struct amdgpu_ualink_vpod_node *node)
 	}
 }
 
+/*
+ * A new life of an accelerator in a pod that spans kernels: its access
+ * table in the region is empty (amdgpu_ualink_vpod_shm_start()), so no
+ * access of another kernel's accelerator starts any more; one that passed
+ * the previous life's table before may still be in flight, and is waited
+ * for, bounded, before the memory is zeroed for the new life. Nothing
+ * else runs on the accelerator yet.
+ */
+static void node_new_life(struct amdgpu_ualink_vpod_node *node)
+{
+	struct amdgpu_ualink_vpod *pod = amdgpu_ualink_vpod;
+	unsigned int i;
+	u32 seq;
+
+	amdgpu_ualink_vpod_shm_start(pod->shm, node->id);
+	for (i = 0; i < pod->num_nodes; i++) {
+		if (!pod->nodes[i]->remote ||
+		    !amdgpu_ualink_vpod_shm_access_in_flight(pod->shm, i, node->id,
+							     &seq))
+			continue;
+		atomic64_inc(&node->start_waits);
+		if (amdgpu_ualink_vpod_shm_access_wait(pod->shm, i, node->id, seq,
+						       AMDGPU_UALINK_VPOD_START_WAIT_MS))
+			atomic64_inc(&node->start_timeouts);
+	}
+	memset(node->vram, 0, node->vram_size);
+}
+
 /* Take one accelerator's core state up; the node is in the pod already. */
 static int node_start(struct amdgpu_ualink_vpod_node *node,
 		      const struct amdgpu_ualink_dev_ops *ops)
@@ -1239,7 +1281,7 @@ static int node_start(struct amdgpu_ualink_vpod_node *node,
 	int ret;
 
 	if (shm) {
-		amdgpu_ualink_vpod_shm_start(shm, node->id);
+		node_new_life(node);
 		node_take_rings(node);
 	}
 	ret = amdgpu_ualink_pt_init(&node->pt, &vpod_pt_ops, &vpod_pte_format, node);

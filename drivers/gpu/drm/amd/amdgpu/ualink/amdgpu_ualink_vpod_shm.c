@@ -109,11 +109,15 @@
  * whatever the owner put there since. No kernel can stop another's copy;
  * hardware bounds an access in flight by its completion timeout instead.
  *
- * Nor does a kernel that brings an accelerator up again wait for accesses
- * in flight to its previous life's memory, which it zeroes before it
- * empties the access table: an access under an old grant may reach that
- * memory until the table is empty, and one in flight then may complete.
- * Every access that starts later is refused.
+ * A kernel that brings an accelerator up again empties its access table
+ * first (amdgpu_ualink_vpod_shm_start()): every access that starts later
+ * is refused. It then waits, the same way, for each access to the
+ * previous life's memory it finds in flight, up to 10 s each (nothing
+ * else runs on the accelerator yet), and only then zeroes the memory for
+ * the new life: an access under an old grant reads or writes the old
+ * life's bytes, never the new life's. One that outlives the wait (its
+ * kernel hangs, or lies in its slot) is counted and given up on, as
+ * above.
  */
 
 #define VPOD_SHM_MAGIC		0x6b6c6175	/* "ualk" */
@@ -592,16 +596,24 @@ int amdgpu_ualink_vpod_shm_acl_add(struct amdgpu_ualink_vpod_shm *shm, u16 id,
  * @shm: the region
  * @id: the owner, hosted here; the caller holds its access_lock
  * @slot: the range's slot, from amdgpu_ualink_vpod_shm_acl_add()
- * @importer: the accelerator
- * @allow: let it in, else out
+ * @importer: the accelerator let in or out
+ * @allowed: the owner's own record of who may reach the range, with
+ *	     @importer in or out already
+ *
+ * The word of the slot that holds @importer's bit is written whole from
+ * @allowed, never read back from the region: a bit another kernel wrote
+ * there does not survive it.
  */
 void amdgpu_ualink_vpod_shm_acl_set(struct amdgpu_ualink_vpod_shm *shm, u16 id,
-				    unsigned int slot, u16 importer, bool allow)
+				    unsigned int slot, u16 importer,
+				    const unsigned long *allowed)
 {
-	u64 *word = &acl(shm, id)[slot].allowed[importer / 64];
-	u64 bit = BIT_ULL(importer % 64);
+	unsigned int first = round_down(importer, 64);
+	/* in halves: bitmap_read() reads at most a long */
+	u64 word = bitmap_read(allowed, first, 32) |
+		   (u64)bitmap_read(allowed, first + 32, 32) << 32;
 
-	WRITE_ONCE(*word, allow ? *word | bit : *word & ~bit);
+	WRITE_ONCE(acl(shm, id)[slot].allowed[first / 64], word);
 }
 
 /**

@@ -41,7 +41,8 @@ void amdgpu_ualink_vpod_shm_start(struct amdgpu_ualink_vpod_shm *shm, u16 id);
 int amdgpu_ualink_vpod_shm_acl_add(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 				   u64 first, u64 pages, u16 importer);
 void amdgpu_ualink_vpod_shm_acl_set(struct amdgpu_ualink_vpod_shm *shm, u16 id,
-				    unsigned int slot, u16 importer, bool allow);
+				    unsigned int slot, u16 importer,
+				    const unsigned long *allowed);
 void amdgpu_ualink_vpod_shm_acl_del(struct amdgpu_ualink_vpod_shm *shm, u16 id,
 				    unsigned int slot);
 void amdgpu_ualink_vpod_shm_refused(struct amdgpu_ualink_vpod_shm *shm, u16 id);

@@ -67,6 +67,10 @@
  *    the memory goes; the read gets the buffer's bytes and the next is
  *    refused (quad_owner_waits()). The host stops y's QEMU until z has
  *    found 2 lost; back, y learns it and imports again (quad_hang()).
+ *    Then y and z, both alive, are partitioned (each drops every message it
+ *    sends): each finds the other lost, drops its grant, and its import
+ *    faults; healed, they import each other's buffer again
+ *    (quad_partition()).
  *    Then the region is fuzzed, and they release everything
  *    (guest_quad()).
  *
@@ -772,7 +776,7 @@ static void guest_a(void)
 	unsigned int gem0, gem0b, imp, imp_old;
 	int dmabuf2, dmabuf_old;
 	unsigned long long npa_old, npa_new, gen_old[2], gen_new[2];
-	long long d[2], probes[2], hellos;
+	long long d[2], probes[2], acks[2], hellos;
 	long grants, imports, faults;
 	double t;
 
@@ -835,12 +839,17 @@ static void guest_a(void)
 	 * a probe goes out 2-2.5 s after the last message.
 	 */
 	hellos = peer_stat(0, 2, "hello", "received");
+	acks[0] = peer_stat(0, 2, "hello_ack", "received");
+	acks[1] = peer_stat(0, 2, "hello_ack", "sent");
 	probes[0] = peer_counter(0, 2, "probes");
 	t = now_s();
 	while (peer_counter(0, 2, "probes") == probes[0] &&
 	       peer_stat(0, 2, "hello", "received") == hellos && now_s() < t + 20)
 		usleep(100 * 1000);
-	usleep(500 * 1000);	/* its answer */
+	/* the probe's answer (HELLO_ACK), whichever side probed */
+	while (peer_stat(0, 2, "hello_ack", "received") == acks[0] &&
+	       peer_stat(0, 2, "hello_ack", "sent") == acks[1] && now_s() < t + 25)
+		usleep(50 * 1000);
 	check((peer_counter(0, 2, "probes") > probes[0] ||
 	       peer_stat(0, 2, "hello", "received") > hellos) &&
 	      peer_established(0, 2) && peer_counter(0, 2, "resets") == 0 &&
@@ -1522,6 +1531,89 @@ static void quad_hang(int fd, unsigned int me, const char *other_h2)
 }
 
 /*
+ * A partition in the pod of four: y and z, both alive, stop hearing each
+ * other (each drops every message it sends: debugfs fault drop). Each
+ * side's keepalive finds the other lost: its grant to the other is
+ * dropped and its import of the other's buffer faults. Once the partition
+ * heals, each imports the other's buffer again and reads it.
+ */
+static void quad_partition(int fd, unsigned int me, const char *other_h2)
+{
+	static unsigned int buf[BUF_SIZE / 4];
+	unsigned int other = 5 - me, imp;
+	char name[32], line[128];
+	int dmabuf, ret;
+	long grants;
+	double t;
+
+	/* both past the hang: a greeting of ours must not end its checks */
+	snprintf(name, sizeof(name), "%c.partition-start", quad_roles[me]);
+	put(name, "1");
+	snprintf(name, sizeof(name), "%c.partition-start", quad_roles[other]);
+	get(name, line, sizeof(line));
+	imp = import(fd, other_h2, &dmabuf, "partition-import");
+	ret = gpu_access(fd, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x50 + other), "partition-reads-before",
+	      "accelerator %u reads accelerator %u's buffer before the partition: %s",
+	      me, other, verdict(ret, buf, BUF_SIZE, 0x50 + other));
+	snprintf(name, sizeof(name), "%c.partition-ready", quad_roles[me]);
+	put(name, "1");
+	snprintf(name, sizeof(name), "%c.partition-ready", quad_roles[other]);
+	get(name, line, sizeof(line));
+	/* the other holds its import of our buffer, made after the hang's */
+	grants = wait_count(me, "grants", 1);
+	check(grants == 1, "partition-grant-before",
+	      "accelerator %u grants its buffer to accelerator %u (%ld)",
+	      me, other, grants);
+
+	node_write(me, "fault", "drop rate=1000000\n");
+	t = now_s();
+	while (peer_established(me, other) && now_s() < t + 40)
+		usleep(100 * 1000);
+	check(!peer_established(me, other), "partition-finds-peer-lost",
+	      "accelerator %u found accelerator %u, alive across the partition, lost after %.1f s",
+	      me, other, now_s() - t);
+	grants = wait_count(me, "grants", 0);
+	check(grants == 0, "partition-grant-dropped",
+	      "accelerator %u's grant to accelerator %u is dropped (%ld left)",
+	      me, other, grants);
+	ret = until_fault(fd, imp, &t);
+	check(ret == -ENODEV, "partition-import-faults",
+	      "accelerator %u's import of accelerator %u's buffer is revoked: the GPU access faults (%s, %.1f s)",
+	      me, other, ret ? strerror(-ret) : "it still reads", t);
+	drmCloseBufferHandle(fd, imp);
+	close(dmabuf);
+	wait_count(me, "imports", 0);
+	snprintf(name, sizeof(name), "%c.partitioned", quad_roles[me]);
+	put(name, "1");
+	snprintf(name, sizeof(name), "%c.partitioned", quad_roles[other]);
+	get(name, line, sizeof(line));
+
+	/* healed: the two find each other again */
+	node_write(me, "fault", "clear\n");
+	t = now_s();
+	do {
+		ret = try_import(fd, other_h2, &dmabuf);
+		if (ret)
+			usleep(200 * 1000);
+	} while (ret && now_s() < t + 60);
+	check(!ret, "partition-healed-imports",
+	      "accelerator %u imports accelerator %u's buffer once the partition heals: %s (%.1f s)",
+	      me, other, ret ? ualink_strerror(ret) : "done", now_s() - t);
+	if (ret)
+		exit(1);
+	if (drmPrimeFDToHandle(fd, dmabuf, &imp))
+		die("PRIME fd to handle", errno);
+	ret = gpu_access(fd, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x50 + other), "partition-healed-reads",
+	      "accelerator %u reads accelerator %u's buffer after the partition: %s",
+	      me, other, verdict(ret, buf, BUF_SIZE, 0x50 + other));
+	drmCloseBufferHandle(fd, imp);
+	close(dmabuf);
+	wait_count(me, "imports", 0);
+}
+
+/*
  * The second pod: four kernels, one accelerator each, w (0, which wrote
  * the region's header: the host starts it first), x (1), y (2), z (3).
  * Each exports a buffer and imports and reads everyone else's. Then the
@@ -1629,6 +1721,7 @@ static void guest_quad(const char *role)
 		quad_access_in_flight(fd);
 	wait_count(me, "imports", 0);
 	quad_hang(fd, me, other_h2);
+	quad_partition(fd, me, other_h2);
 
 	/*
 	 * The host writes garbage into the region (tooling/region-fuzz.py):

@@ -8,8 +8,9 @@
  * (a GEM handle closed while its export waits), EFAULT (the result cannot
  * be copied back), ENOMEM (every allocation of the call failed in turn
  * with the kernel's failslab and /proc/thread-self/fail-nth), EMFILE
- * (RLIMIT_NOFILE) and ENFILE (fs.file-max, in a process without
- * CAP_SYS_ADMIN). Each subtest checks the errno, that the device still
+ * (RLIMIT_NOFILE), ENFILE (fs.file-max, in a process without
+ * CAP_SYS_ADMIN) and ENOBUFS (the queue of imports waiting for one
+ * exporter full). Each subtest checks the errno, that the device still
  * works afterwards, and that nothing is left held on any node; the harness
  * checks kmemleak at the end.
  *
@@ -576,6 +577,110 @@ static void test_efault_copy_back(void)
 }
 
 /*
+ * ENOBUFS: the imports waiting to be sent to one exporter are at the
+ * kernel's bound (4,096 queued behind the 16 a connection has in flight:
+ * AMDGPU_UALINK_REQ_QUEUED and AMDGPU_UALINK_IN_FLIGHT). Accelerator 1
+ * answers nothing (its messages dropped); threads of this process, whose
+ * quota is raised above the bound, fill the queue with imports of handles
+ * naming 1; then every entry of one more batch fails alone with ENOBUFS,
+ * at once. Once 1 goes offline, the waiting imports end (they are never
+ * answered); back online and heard again, the same batch's entries are
+ * sent and answered (ENOENT: the handles name nothing), and a real
+ * handle imports: the anchor.
+ */
+#define NOBUFS_QUEUE	(4096 + 16)
+#define NOBUFS_THREADS	5
+
+struct nobufs_batch {
+	int fd, n, ret;
+	struct drm_amdgpu_ualink_batch_entry *e;
+};
+
+static void *nobufs_thread(void *arg)
+{
+	struct nobufs_batch *b = arg;
+
+	b->ret = ualink_import_batch(b->fd, b->e, b->n, 0);
+	return NULL;
+}
+
+/* @n handles naming accelerator 1 that nothing exports */
+static struct drm_amdgpu_ualink_batch_entry *nobufs_entries(int n)
+{
+	struct drm_amdgpu_ualink_batch_entry *e = calloc(n, sizeof(*e));
+	int i;
+
+	igt_assert(e);
+	for (i = 0; i < n; i++) {
+		e[i].handle.lo = (rand64() << 10) | 1;
+		e[i].handle.hi = rand64() | 1;
+	}
+	return e;
+}
+
+static void test_enobufs_queue_full(void)
+{
+	int fd0 = vpod_open(0), fd1 = vpod_open(1), i, j, left = NOBUFS_QUEUE;
+	struct nobufs_batch b[NOBUFS_THREADS];
+	struct drm_amdgpu_ualink_batch_entry *more;
+	pthread_t thread[NOBUFS_THREADS];
+	struct drm_amdgpu_ualink_handle h;
+
+	connected(fd0, fd1, &h, 70);
+	set_import_quota(2 * NOBUFS_QUEUE);
+	/* no request of 0 times out, and 1 is not found lost, meanwhile */
+	set_timeout(0, 120000, 0);
+	set_fault(1, "drop rate=1000000");
+	for (i = 0; i < NOBUFS_THREADS; i++) {
+		b[i].fd = vpod_open(0);
+		b[i].n = left < AMDGPU_UALINK_BATCH_MAX ? left : AMDGPU_UALINK_BATCH_MAX;
+		b[i].e = nobufs_entries(b[i].n);
+		left -= b[i].n;
+		igt_assert_eq(pthread_create(&thread[i], NULL, nobufs_thread, &b[i]), 0);
+	}
+	igt_assert_eq(left, 0);
+	/* every one of them waits: the queue is full */
+	wait_count(0, C_IMPORTS, NOBUFS_QUEUE, 60000);
+
+	more = nobufs_entries(8);
+	igt_assert_eq(ualink_import_batch(fd0, more, 8, 0), 0);
+	for (i = 0; i < 8; i++) {
+		igt_assert_eq(more[i].error, -ENOBUFS);
+		igt_assert_eq_u32(more[i].gem_handle, 0);
+	}
+	igt_assert_eq_u64(count_of(0, C_IMPORTS), NOBUFS_QUEUE);
+
+	/* the waiting imports end with 1's link: none was ever granted */
+	set_control(1, "offline");
+	for (i = 0; i < NOBUFS_THREADS; i++) {
+		igt_assert_eq(pthread_join(thread[i], NULL), 0);
+		igt_assert_eq(b[i].ret, 0);
+		for (j = 0; j < b[i].n; j++) {
+			igt_assert_neq(b[i].e[j].error, 0);
+			igt_assert_eq_u32(b[i].e[j].gem_handle, 0);
+		}
+		free(b[i].e);
+	}
+	set_control(1, "online");
+	clear_faults();
+	wait_count(0, C_IMPORTS, 0, VPOD_ASYNC_MS);
+
+	/* the anchor: sent and answered now (the entries as new) */
+	for (i = 0; i < 8; i++) {
+		more[i].error = 0;
+		more[i].fd = 0;
+		more[i].gem_handle = 0;
+	}
+	igt_assert_eq(ualink_import_batch(fd0, more, 8, 0), 0);
+	for (i = 0; i < 8; i++)
+		igt_assert_eq(more[i].error, -ENOENT);
+	free(more);
+	import_works(fd0, h, 70);
+	vpod_cleanup();
+	wait_no_leaks(VPOD_ASYNC_MS);
+}
+
+/*
  * ENOSPC: the exporter's NPA window is used up (the emulated pod takes
  * every free range of it), so its core finds no room for our range: the
  * import fails with ENOSPC, the exporter keeps no grant, and a batch
@@ -1055,6 +1160,12 @@ igt_main
 	vpod_subtest("errno-enospc-window-full") {
 		igt_set_timeout(SUBTEST_TIMEOUT, "errno-enospc-window-full");
 		test_enospc_window_full();
+	}
+
+	igt_describe("the queue of imports waiting for one exporter is full: ENOBUFS per entry");
+	vpod_subtest("errno-enobufs-queue-full") {
+		igt_set_timeout(SUBTEST_TIMEOUT, "errno-enobufs-queue-full");
+		test_enobufs_queue_full();
 	}
 
 	igt_describe("a GEM handle closed while its export waits in the pin: ENOENT");

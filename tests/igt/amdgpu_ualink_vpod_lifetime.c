@@ -654,8 +654,11 @@ static void test_state_notify(void)
 	poll_state(fd, "ready");
 	igt_assert_f(wait_state_uevent(sock, devpath, "ready", VPOD_ASYNC_MS),
 		     "no change uevent for %s coming back\n", devpath);
-	/* and quiet again once the last change was told */
-	usleep(300 * 1000);
+	/*
+	 * and quiet again once the last change was told: its uevent follows
+	 * its wake-up of pollers (the same work), so that nothing is left to
+	 * wake them once the read below has seen it
+	 */
 	read_state_fd(fd, buf, sizeof(buf));
 	igt_assert_eq(poll(&p, 1, 300), 0);
 	close(fd);

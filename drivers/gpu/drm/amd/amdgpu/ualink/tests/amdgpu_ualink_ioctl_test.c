@@ -100,6 +100,12 @@ static void f_put(void *priv, void *obj)
 {
 }
 
+/*
+ * The fake's errnos (-ENOMEM here, -EMFILE with @no_fds below) are its
+ * own: the cases that provoke them check only that the core passes a
+ * driver's answer through and undoes what it did; the kernel's own
+ * ENOMEM and EMFILE are the IGT errnos programs'.
+ */
 static int f_keep(struct fake_drv *f, struct amdgpu_ualink_import *imp, void *local)
 {
 	if (f->n == ARRAY_SIZE(f->held)) {

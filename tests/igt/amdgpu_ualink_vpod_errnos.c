@@ -91,18 +91,6 @@ static void batch_close(int fd, struct drm_amdgpu_ualink_batch_entry *e,
 	}
 }
 
-/* import, read the pattern through the import, close: the device works */
-static void import_works(int fd, struct drm_amdgpu_ualink_handle h,
-			 uint32_t seed)
-{
-	int dmabuf;
-	uint32_t g = import_gem(fd, h, &dmabuf);
-
-	gpu_expect(fd, g, 0, 4096, seed);
-	gem_close(fd, g);
-	vpod_close(dmabuf);
-}
-
 /* a batch of one imports @h, without fds */
 static void batch_works(int fd, struct drm_amdgpu_ualink_handle h,
 			uint32_t seed)

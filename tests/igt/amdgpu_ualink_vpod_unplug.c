@@ -39,18 +39,6 @@ static int raw_gem_create(int fd)
 	return ioctl(fd, DRM_IOCTL_AMDGPU_UALINK_VPOD_GEM_CREATE, &c) ? -errno : 0;
 }
 
-/* import, read the pattern through the import, close: the device works */
-static void import_works(int fd, struct drm_amdgpu_ualink_handle h,
-			 uint32_t seed)
-{
-	int dmabuf;
-	uint32_t g = import_gem(fd, h, &dmabuf);
-
-	gpu_expect(fd, g, 0, 4096, seed);
-	gem_close(fd, g);
-	vpod_close(dmabuf);
-}
-
 /*
  * Accelerator 3 exports a buffer that 0 imports, and imports one of 0's;
  * each call of 3's file works. Then 3 is unplugged: INFO, EXPORT, IMPORT

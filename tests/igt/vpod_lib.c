@@ -915,6 +915,16 @@ uint32_t import_gem(int fd, struct drm_amdgpu_ualink_handle h, int *dmabuf)
 	return gem;
 }
 
+void import_works(int fd, struct drm_amdgpu_ualink_handle h, uint32_t seed)
+{
+	int dmabuf;
+	uint32_t g = import_gem(fd, h, &dmabuf);
+
+	gpu_expect(fd, g, 0, 4096, seed);
+	gem_close(fd, g);
+	vpod_close(dmabuf);
+}
+
 int __bo_create(int fd, uint64_t size, uint32_t domain, uint32_t *handle)
 {
 	struct drm_amdgpu_ualink_vpod_gem_create arg = {

@@ -137,6 +137,8 @@ int import_ok(int fd, struct drm_amdgpu_ualink_handle h);
 void expect_import_error(int fd, struct drm_amdgpu_ualink_handle h, int err);
 /* import, then the PRIME GEM handle of the fd on the same file */
 uint32_t import_gem(int fd, struct drm_amdgpu_ualink_handle h, int *dmabuf);
+/* import, read @seed's pattern through the import, close: it works */
+void import_works(int fd, struct drm_amdgpu_ualink_handle h, uint32_t seed);
 uint32_t prime_handle(int fd, int dmabuf);
 
 /* vpod GEM ioctls */

@@ -1531,6 +1531,40 @@ static void quad_hang(int fd, unsigned int me, const char *other_h2)
 }
 
 /*
+ * In the pod of four, after an event that may have ended the connection
+ * (@why): accelerator @me imports the other survivor's buffer @other_h2
+ * again, retrying for a minute at most while the connection is made
+ * again, and reads it; asserted as @id_import and @id_reads.
+ */
+static void reconnects(int fd, unsigned int me, const char *other_h2,
+		       const char *id_import, const char *id_reads, const char *why)
+{
+	static unsigned int buf[BUF_SIZE / 4];
+	unsigned int other = 5 - me, imp;
+	int dmabuf, ret;
+	double t = now_s();
+
+	do {
+		ret = try_import(fd, other_h2, &dmabuf);
+		if (ret)
+			usleep(200 * 1000);
+	} while (ret && now_s() < t + 60);
+	check(!ret, id_import, "accelerator %u imports accelerator %u's buffer %s: %s (%.1f s)",
+	      me, other, why, ret ? ualink_strerror(ret) : "done", now_s() - t);
+	if (ret)
+		exit(1);
+	if (drmPrimeFDToHandle(fd, dmabuf, &imp))
+		die("PRIME fd to handle", errno);
+	ret = gpu_access(fd, imp, 0, buf, BUF_SIZE, 0);
+	check(!ret && !mismatch(buf, BUF_SIZE, 0x50 + other), id_reads,
+	      "accelerator %u reads accelerator %u's buffer %s: %s",
+	      me, other, why, verdict(ret, buf, BUF_SIZE, 0x50 + other));
+	drmCloseBufferHandle(fd, imp);
+	close(dmabuf);
+	wait_count(me, "imports", 0);
+}
+
+/*
  * A partition in the pod of four: y and z, both alive, stop hearing each
  * other (each drops every message it sends: debugfs fault drop). Each
  * side's keepalive finds the other lost: its grant to the other is
@@ -1591,26 +1625,8 @@ static void quad_partition(int fd, unsigned int me, const char *other_h2)
 
 	/* healed: the two find each other again */
 	node_write(me, "fault", "clear\n");
-	t = now_s();
-	do {
-		ret = try_import(fd, other_h2, &dmabuf);
-		if (ret)
-			usleep(200 * 1000);
-	} while (ret && now_s() < t + 60);
-	check(!ret, "partition-healed-imports",
-	      "accelerator %u imports accelerator %u's buffer once the partition heals: %s (%.1f s)",
-	      me, other, ret ? ualink_strerror(ret) : "done", now_s() - t);
-	if (ret)
-		exit(1);
-	if (drmPrimeFDToHandle(fd, dmabuf, &imp))
-		die("PRIME fd to handle", errno);
-	ret = gpu_access(fd, imp, 0, buf, BUF_SIZE, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE, 0x50 + other), "partition-healed-reads",
-	      "accelerator %u reads accelerator %u's buffer after the partition: %s",
-	      me, other, verdict(ret, buf, BUF_SIZE, 0x50 + other));
-	drmCloseBufferHandle(fd, imp);
-	close(dmabuf);
-	wait_count(me, "imports", 0);
+	reconnects(fd, me, other_h2, "partition-healed-imports", "partition-healed-reads",
+		   "once the partition healed");
 }
 
 /*
@@ -1762,26 +1778,8 @@ static void guest_quad(const char *role)
 	      "this kernel's poller wrote back %ld ring indices of ours another kernel changed",
 	      rings_healed());
 	/* a connection the garbage ended is made again: a minute at most */
-	t = now_s();
-	do {
-		ret = try_import(fd, other_h2, &dmabuf2);
-		if (ret)
-			usleep(200 * 1000);
-	} while (ret && now_s() < t + 60);
-	check(!ret, "import-after-fuzz",
-	      "accelerator %u imports accelerator %u's buffer after the fuzzing: %s (%.1f s)",
-	      me, other, ret ? ualink_strerror(ret) : "done", now_s() - t);
-	if (ret)
-		exit(1);
-	if (drmPrimeFDToHandle(fd, dmabuf2, &imp2))
-		die("PRIME fd to handle", errno);
-	ret = gpu_access(fd, imp2, 0, buf, BUF_SIZE, 0);
-	check(!ret && !mismatch(buf, BUF_SIZE, 0x50 + other), "reads-after-fuzz",
-	      "accelerator %u reads accelerator %u's buffer after the fuzzing: %s",
-	      me, other, verdict(ret, buf, BUF_SIZE, 0x50 + other));
-	drmCloseBufferHandle(fd, imp2);
-	close(dmabuf2);
-	wait_count(me, "imports", 0);
+	reconnects(fd, me, other_h2, "import-after-fuzz", "reads-after-fuzz",
+		   "after the fuzzing");
 	snprintf(name, sizeof(name), "%c.released", role[0]);
 	put(name, "1");
 	snprintf(name, sizeof(name), "%c.released", quad_roles[other]);

@@ -424,6 +424,7 @@ int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 	struct amdgpu_ualink_vpod_shm *shm = amdgpu_ualink_vpod->shm;
 	struct amdgpu_ualink_vpod_access *a;
 	unsigned long first, last;
+	bool fresh = false;
 	int ret = 0;
 
 	window_pages(node, npa, size, &first, &last);
@@ -463,15 +464,12 @@ int amdgpu_ualink_vpod_allow(struct amdgpu_ualink_vpod_node *node,
 		}
 		a->slot = ret;
 		ret = 0;
-		spin_lock(&node->walk_lock);
-		__set_bit(importer, a->allowed);
-		spin_unlock(&node->walk_lock);
-		goto out;
+		fresh = true;	/* the region's slot names @importer already */
 	}
 	spin_lock(&node->walk_lock);
 	__set_bit(importer, a->allowed);
 	spin_unlock(&node->walk_lock);
-	if (shm)
+	if (shm && !fresh)
 		amdgpu_ualink_vpod_shm_acl_set(shm, node->id, a->slot, importer,
 					       a->allowed);
 out:
